@@ -1,0 +1,72 @@
+// The C ABI: each entry point converts its absl::Status into a code plus the
+// thread-local message of halnorm_last_error(). Exceptions never cross it.
+#include "HalideRuntime.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/layer_norm.h"
+#include "runtime/status.h"
+
+using halnorm::internal::ReportToCaller;
+
+namespace {
+
+int NotBuiltYet(const char* function) {
+  return ReportToCaller(
+      absl::UnimplementedError(absl::StrCat(function, " is not implemented yet")));
+}
+
+}  // namespace
+
+extern "C" {
+
+void halnorm_norm_options_init(halnorm_norm_options* opt) {
+  if (opt == nullptr) return;
+  *opt = halnorm_norm_options{};
+  opt->eps = 1e-5f;
+  opt->normalized_rank = 1;
+  opt->weight_offset = 0.f;
+  opt->residual_alpha = 1.f;
+}
+
+int halnorm_layer_norm_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                               const halnorm_tensor* bias, const halnorm_norm_options* opt,
+                               halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd) {
+  return ReportToCaller(
+      halnorm::internal::LayerNormForward(x, weight, bias, opt, y, mean, rstd));
+}
+
+int halnorm_layer_norm_backward(const halnorm_tensor*, const halnorm_tensor*,
+                                const halnorm_tensor*, const halnorm_tensor*,
+                                const halnorm_tensor*, const halnorm_norm_options*,
+                                halnorm_tensor*, halnorm_tensor*, halnorm_tensor*) {
+  return NotBuiltYet("halnorm_layer_norm_backward");
+}
+
+int halnorm_rms_norm_forward(const halnorm_tensor*, const halnorm_tensor*,
+                             const halnorm_norm_options*, halnorm_tensor*, halnorm_tensor*) {
+  return NotBuiltYet("halnorm_rms_norm_forward");
+}
+
+int halnorm_rms_norm_backward(const halnorm_tensor*, const halnorm_tensor*, const halnorm_tensor*,
+                              const halnorm_tensor*, const halnorm_norm_options*,
+                              halnorm_tensor*, halnorm_tensor*) {
+  return NotBuiltYet("halnorm_rms_norm_backward");
+}
+
+int halnorm_layer_norm2d_forward(const halnorm_tensor*, const halnorm_tensor*,
+                                 const halnorm_tensor*, halnorm_axes, float, halnorm_tensor*,
+                                 halnorm_tensor*, halnorm_tensor*) {
+  return NotBuiltYet("halnorm_layer_norm2d_forward");
+}
+
+int halnorm_layer_norm2d_backward(const halnorm_tensor*, const halnorm_tensor*,
+                                  const halnorm_tensor*, const halnorm_tensor*,
+                                  const halnorm_tensor*, halnorm_axes, halnorm_tensor*,
+                                  halnorm_tensor*, halnorm_tensor*) {
+  return NotBuiltYet("halnorm_layer_norm2d_backward");
+}
+
+const char* halnorm_last_error(void) { return halnorm::internal::LastErrorMessage(); }
+
+void halnorm_set_num_threads(int n) { halide_set_num_threads(n > 0 ? n : 0); }
+
+}  // extern "C"

@@ -1,0 +1,45 @@
+#include "runtime/variant_registry.h"
+
+#include "runtime/kernels.h"
+
+namespace halnorm::internal {
+namespace {
+
+// const, not constexpr: the kernel addresses go through reinterpret_cast.
+const Variant kVariants[] = {
+#define HALNORM_VARIANT(name, op, direction, dtype, target, isa, config) \
+  {#name, Op::op, Direction::direction, dtype, target, Isa::isa, config,  \
+   reinterpret_cast<KernelFn>(&name)},
+#include "runtime/variants.inc"
+#undef HALNORM_VARIANT
+};
+
+}  // namespace
+
+absl::Span<const Variant> AllVariants() { return kVariants; }
+
+const char* OpName(Op op) {
+  switch (op) {
+    case Op::kLayerNorm:
+      return "layer_norm";
+  }
+  return "?";
+}
+
+const char* DirectionName(Direction direction) {
+  return direction == Direction::kForward ? "fwd" : "bwd";
+}
+
+const char* DtypeName(halnorm_dtype dtype) {
+  switch (dtype) {
+    case HALNORM_F32:
+      return "f32";
+    case HALNORM_F16:
+      return "f16";
+    case HALNORM_BF16:
+      return "bf16";
+  }
+  return "unknown";
+}
+
+}  // namespace halnorm::internal

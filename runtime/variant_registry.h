@@ -1,0 +1,37 @@
+// The compiled kernel variants, from the generated variants.inc X-macro.
+#ifndef HALNORM_RUNTIME_VARIANT_REGISTRY_H_
+#define HALNORM_RUNTIME_VARIANT_REGISTRY_H_
+
+#include "absl/types/span.h"
+#include "runtime/cpu_features.h"
+#include "runtime/halnorm_c.h"
+
+namespace halnorm::internal {
+
+enum class Op { kLayerNorm };
+enum class Direction { kForward, kBackward };
+
+// Kernels of different ops have different signatures; each op's runner casts
+// `kernel` back to its own type (see layer_norm.cc).
+using KernelFn = void (*)();
+
+struct Variant {
+  const char* name;  // what, then how: layer_norm_fwd_f32__x86_avx512_c0
+  Op op;
+  Direction direction;
+  halnorm_dtype dtype;
+  const char* target;  // TARGETS key in tools/bazel/halide.bzl
+  Isa isa;             // what the CPU must have to run it
+  const char* config;  // schedule knobs, "k=v k=v"
+  KernelFn kernel;
+};
+
+absl::Span<const Variant> AllVariants();
+
+const char* OpName(Op op);
+const char* DirectionName(Direction direction);
+const char* DtypeName(halnorm_dtype dtype);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_VARIANT_REGISTRY_H_

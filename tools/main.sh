@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build the kernels, run the example
+# app, print a short benchmark summary (the variant dispatch picks here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh
+bazel build //runtime:halnorm //runtime:libhalnorm.so //examples:layer_norm_app //bench:layer_norm_bench
+bazel run //examples:layer_norm_app
+bazel run //bench:layer_norm_bench -- --summary --benchmark_min_time=0.2
