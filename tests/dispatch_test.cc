@@ -1,0 +1,67 @@
+// Dispatch: which variant runs a call, under the HALNORM_MAX_ISA and
+// HALNORM_VERBOSE settings its BUILD target sets (they are read once per
+// process, so each setting is its own test target). --expect_isa names the
+// ISA the pick must have; "host" = the widest this CPU runs.
+#include <cstring>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/cpu_features.h"
+#include "runtime/dispatch.h"
+#include "runtime/halnorm_c.h"
+
+namespace halnorm::internal {
+namespace {
+
+std::string expected_isa = "host";
+
+Isa ExpectedIsa() {
+  for (Isa isa : {Isa::kSse41, Isa::kAvx2, Isa::kAvx512}) {
+    if (expected_isa == IsaName(isa)) return isa;
+  }
+  return HostIsa();
+}
+
+TEST(DispatchTest, PicksTheWidestAllowedIsa) {
+  auto picked = PickVariant({Op::kLayerNorm, Direction::kForward, HALNORM_F32, 1024, 64});
+  ASSERT_TRUE(picked.ok()) << picked.status();
+  EXPECT_EQ((*picked)->isa, ExpectedIsa()) << (*picked)->name;
+  EXPECT_TRUE(HostSupports((*picked)->isa));
+}
+
+TEST(DispatchTest, VerboseModePrintsTheChoiceAndWhy) {
+  const char* verbose = std::getenv("HALNORM_VERBOSE");
+  testing::internal::CaptureStderr();
+  auto picked = PickVariant({Op::kLayerNorm, Direction::kForward, HALNORM_F32, 1024, 64});
+  std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(picked.ok());
+  if (verbose != nullptr && std::strstr(verbose, "dispatch") != nullptr) {
+    EXPECT_THAT(printed, testing::HasSubstr("halnorm dispatch: layer_norm fwd f32 hidden=1024"));
+    EXPECT_THAT(printed, testing::HasSubstr((*picked)->name));
+    EXPECT_THAT(printed, testing::HasSubstr(std::string("cpu ") + IsaName(HostIsa())));
+  } else {
+    EXPECT_EQ(printed, "");
+  }
+}
+
+TEST(DispatchTest, ForcedVariantMustFitTheCall) {
+  for (const Variant& v : AllVariants()) {
+    absl::Status wrong_dtype =
+        CheckForcedVariant(v, {v.op, v.direction, HALNORM_BF16, 1024, 64});
+    EXPECT_EQ(wrong_dtype.code(), absl::StatusCode::kInvalidArgument) << v.name;
+    absl::Status fits = CheckForcedVariant(v, {v.op, v.direction, v.dtype, 1024, 64});
+    EXPECT_EQ(fits.ok(), HostSupports(v.isa)) << v.name << ": " << fits;
+  }
+}
+
+}  // namespace
+}  // namespace halnorm::internal
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; i++) {
+    if (std::strncmp(argv[i], "--expect_isa=", 13) == 0) halnorm::internal::expected_isa = argv[i] + 13;
+  }
+  return RUN_ALL_TESTS();
+}
