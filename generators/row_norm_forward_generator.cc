@@ -52,6 +52,7 @@ class RowNormForward : public Generator<RowNormForward> {
     // it is part of the algorithm, shared with the schedule.
     const int lanes = int(vector_width) * int(accumulators);
     RDom chunk(0, hidden / lanes, "chunk");
+    f.chunk = chunk;
     RDom fold(0, lanes, "fold");
     RDom tail(hidden / lanes * lanes, hidden % lanes, "tail");
     auto row_total = [&](Func lane_acc, Func total, Func term) {

@@ -37,9 +37,16 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   vectorize_row(f.y);
 
   for (Func stat : {f.mean, f.rstd, f.row_sum, f.row_sq}) stat.compute_at(f.y, row);
+  // Each step along the row updates all accumulators (one vector each,
+  // unrolled), so the row is streamed once per pass.
+  Var acc("acc"), simd("simd");
   for (Func lanes : {f.lane_sum, f.lane_sq}) {
     lanes.compute_at(f.y, row).vectorize(f.lane, vw).unroll(f.lane);
-    lanes.update().vectorize(f.lane, vw).unroll(f.lane);
+    lanes.update()
+        .split(f.lane, acc, simd, vw)
+        .vectorize(simd)
+        .unroll(acc)
+        .reorder(simd, acc, f.chunk);
   }
 }
 

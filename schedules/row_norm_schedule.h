@@ -16,6 +16,7 @@ struct RowNormForwardFuncs {
   Halide::Func row_sum, row_sq;        // per-row totals
   Halide::Func mean, rstd;             // per-row statistics
   Halide::Var n, r, b, lane;           // hidden, row, outer row dim, accumulator lane
+  Halide::RVar chunk;                  // the reductions' walk along the row, `lanes` at a time
   Halide::Expr hidden;                 // extent of n
   std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
 };

@@ -2,13 +2,14 @@
 // HALNORM_VERBOSE settings its BUILD target sets (they are read once per
 // process, so each setting is its own test target). --expect_isa names the
 // ISA the pick must have; "host" = the widest this CPU runs.
+#include "runtime/dispatch.h"
+
 #include <cstring>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/cpu_features.h"
-#include "runtime/dispatch.h"
 #include "runtime/halnorm_c.h"
 
 namespace halnorm::internal {
@@ -47,8 +48,7 @@ TEST(DispatchTest, VerboseModePrintsTheChoiceAndWhy) {
 
 TEST(DispatchTest, ForcedVariantMustFitTheCall) {
   for (const Variant& v : AllVariants()) {
-    absl::Status wrong_dtype =
-        CheckForcedVariant(v, {v.op, v.direction, HALNORM_BF16, 1024, 64});
+    absl::Status wrong_dtype = CheckForcedVariant(v, {v.op, v.direction, HALNORM_BF16, 1024, 64});
     EXPECT_EQ(wrong_dtype.code(), absl::StatusCode::kInvalidArgument) << v.name;
     absl::Status fits = CheckForcedVariant(v, {v.op, v.direction, v.dtype, 1024, 64});
     EXPECT_EQ(fits.ok(), HostSupports(v.isa)) << v.name << ": " << fits;
@@ -61,7 +61,8 @@ TEST(DispatchTest, ForcedVariantMustFitTheCall) {
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; i++) {
-    if (std::strncmp(argv[i], "--expect_isa=", 13) == 0) halnorm::internal::expected_isa = argv[i] + 13;
+    if (std::strncmp(argv[i], "--expect_isa=", 13) == 0)
+      halnorm::internal::expected_isa = argv[i] + 13;
   }
   return RUN_ALL_TESTS();
 }

@@ -1,0 +1,437 @@
+// Bad input through the public C API: the right code, a message that names
+// the argument, no output written, nothing printed. Plus the option defaults
+// and the entry points that are not built yet.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/variant_registry.h"
+#include "tests/test_tensors.h"
+
+namespace halnorm {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::Eq;
+using ::testing::HasSubstr;
+using testutil::TestTensor;
+
+constexpr int64_t kRows = 4;
+constexpr int64_t kHidden = 8;
+
+// The argument appears as a whole word ("x" in "x.shape[0]" but not in
+// "index"), so one-letter names are checked meaningfully.
+MATCHER_P(NamesArgument, name, std::string("names argument \"") + name + "\"") {
+  const std::string message = arg;
+  const std::string word = name;
+  auto is_identifier_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  for (size_t at = message.find(word); at != std::string::npos; at = message.find(word, at + 1)) {
+    const bool starts = at == 0 || !is_identifier_char(message[at - 1]);
+    const size_t end = at + word.size();
+    const bool ends = end == message.size() || !is_identifier_char(message[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+std::string LastError() {
+  const char* message = halnorm_last_error();
+  return message == nullptr ? "<null>" : message;
+}
+
+bool AllSentinel(const TestTensor& tensor) {
+  for (float value : tensor.storage()) {
+    if (!testutil::IsSentinel(value)) return false;
+  }
+  return true;
+}
+
+// A valid LayerNorm forward call on [4, 8]; each test breaks one thing.
+class LayerNormForwardErrorsTest : public ::testing::Test {
+ protected:
+  LayerNormForwardErrorsTest()
+      : x_({kRows, kHidden}),
+        weight_({kHidden}),
+        bias_({kHidden}),
+        y_({kRows, kHidden}),
+        mean_({kRows}),
+        rstd_({kRows}) {
+    testutil::FillNormal(x_, /*seed=*/1);
+    testutil::FillNormal(weight_, /*seed=*/2, /*offset=*/1.0);
+    testutil::FillNormal(bias_, /*seed=*/3);
+    halnorm_norm_options_init(&options_);
+  }
+
+  // Calls halnorm_layer_norm_forward with the arguments below and checks the
+  // "no side effects" half of the contract.
+  int Call() {
+    const std::vector<float> x_before = x_.storage();
+    ::testing::internal::CaptureStderr();
+    const int code = halnorm_layer_norm_forward(x, weight, bias, &options_, y, mean, rstd);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    EXPECT_TRUE(AllSentinel(y_)) << "y written";
+    EXPECT_TRUE(AllSentinel(mean_)) << "mean written";
+    EXPECT_TRUE(AllSentinel(rstd_)) << "rstd written";
+    EXPECT_EQ(std::memcmp(x_.storage().data(), x_before.data(), x_before.size() * sizeof(float)), 0)
+        << "x modified";
+    return code;
+  }
+
+  TestTensor x_, weight_, bias_, y_, mean_, rstd_;
+  halnorm_norm_options options_;
+  // The call's arguments; tests repoint or edit them.
+  halnorm_tensor* x = x_.view();
+  halnorm_tensor* weight = weight_.view();
+  halnorm_tensor* bias = bias_.view();
+  halnorm_tensor* y = y_.view();
+  halnorm_tensor* mean = mean_.view();
+  halnorm_tensor* rstd = rstd_.view();
+};
+
+TEST_F(LayerNormForwardErrorsTest, ValidCallSucceeds) {
+  // Everything else in this file relies on the baseline being valid.
+  EXPECT_EQ(halnorm_layer_norm_forward(x, weight, bias, &options_, y, mean, rstd), HALNORM_OK)
+      << LastError();
+}
+
+TEST_F(LayerNormForwardErrorsTest, NullX) {
+  x = nullptr;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NullY) {
+  y = nullptr;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NullXData) {
+  x->data = nullptr;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NullWeightData) {
+  weight->data = nullptr;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("weight"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, RankZero) {
+  x->rank = 0;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("rank"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, RankFive) {
+  x->rank = 5;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("rank"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NegativeShape) {
+  x->shape[0] = -1;
+  y->shape[0] = -1;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("shape"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, WeightSizeMismatch) {
+  weight->shape[0] = kHidden - 1;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("weight"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, BiasSizeMismatch) {
+  bias->shape[0] = kHidden + 1;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("bias"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NegativeEps) {
+  options_.eps = -1e-5f;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("eps"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NanEps) {
+  options_.eps = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("eps"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NormalizedRankZero) {
+  options_.normalized_rank = 0;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("normalized_rank"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NormalizedRankAboveRank) {
+  options_.normalized_rank = 3;  // x is rank 2
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("normalized_rank"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, YDtypeDiffersFromX) {
+  y->dtype = HALNORM_F16;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+  EXPECT_THAT(LastError(), HasSubstr("dtype"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, WeightF16WithF32X) {
+  // weight may be f32 or x's dtype; x is f32, so f16 is neither.
+  weight->dtype = HALNORM_F16;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("weight"));
+  EXPECT_THAT(LastError(), HasSubstr("dtype"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, MeanNotF32) {
+  mean->dtype = HALNORM_F16;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("mean"));
+  EXPECT_THAT(LastError(), HasSubstr("dtype"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, UnknownDtype) {
+  x->dtype = static_cast<halnorm_dtype>(7);
+  y->dtype = static_cast<halnorm_dtype>(7);
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("dtype"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, CudaTensorsOnCpuOnlyBuild) {
+  for (const internal::Variant& variant : internal::AllVariants()) {
+    if (std::string(variant.target).find("cuda") != std::string::npos) {
+      GTEST_SKIP() << "this build has CUDA variant " << variant.name;
+    }
+  }
+  for (halnorm_tensor* tensor : {x, weight, bias, y, mean, rstd}) tensor->device = HALNORM_CUDA;
+  EXPECT_EQ(Call(), HALNORM_ERROR_UNSUPPORTED);
+  EXPECT_THAT(LastError(), HasSubstr("device"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, YShapeDiffersFromX) {
+  y->shape[1] = kHidden - 1;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, MeanShapeWrong) {
+  mean->shape[0] = kRows - 1;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("mean"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, RstdShapeWrong) {
+  rstd->shape[0] = kRows + 1;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("rstd"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, StrideOverflowsElementOffsets) {
+  x->strides[0] = int64_t{1} << 62;  // 3 * 2^62 elements overflows int64
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("stride"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, StrideOverflowsByteOffsets) {
+  x->strides[0] = int64_t{1} << 61;  // 3 * 2^61 elements fits; * 4 bytes does not
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  // A byte-range limit may trip before the overflow itself; either is fine.
+  EXPECT_THAT(LastError(), AnyOf(HasSubstr("stride"), HasSubstr("bytes")));
+}
+
+TEST_F(LayerNormForwardErrorsTest, YStrideOverflow) {
+  y->strides[0] = int64_t{1} << 62;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+  EXPECT_THAT(LastError(), HasSubstr("stride"));
+}
+
+// Kernels reduce a contiguous trailing axis; anything else is refused.
+// Either code is defensible (bad input vs. not supported), an abort is not.
+TEST_F(LayerNormForwardErrorsTest, HiddenStrideNotOne) {
+  TestTensor strided_x({kRows, kHidden}, {2 * kHidden, 2});
+  testutil::FillNormal(strided_x, /*seed=*/1);
+  x = strided_x.view();
+  EXPECT_THAT(Call(), AnyOf(Eq(HALNORM_ERROR_INVALID_ARGUMENT), Eq(HALNORM_ERROR_UNSUPPORTED)));
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("stride"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, NormalizedDimsNotContiguous) {
+  // [2, 4, 8] normalized over [4, 8], but the rows of each [4, 8] are padded.
+  TestTensor padded_x({2, 4, kHidden}, {4 * (kHidden + 2), kHidden + 2, 1});
+  testutil::FillNormal(padded_x, /*seed=*/1);
+  TestTensor matrix_weight({4, kHidden});
+  TestTensor matrix_bias({4, kHidden});
+  testutil::FillNormal(matrix_weight, /*seed=*/2);
+  testutil::FillNormal(matrix_bias, /*seed=*/3);
+  TestTensor y3({2, 4, kHidden});
+  TestTensor stats({2});
+  x = padded_x.view();
+  weight = matrix_weight.view();
+  bias = matrix_bias.view();
+  y = y3.view();
+  mean = stats.view();
+  rstd = nullptr;
+  options_.normalized_rank = 2;
+  EXPECT_THAT(Call(), AnyOf(Eq(HALNORM_ERROR_INVALID_ARGUMENT), Eq(HALNORM_ERROR_UNSUPPORTED)));
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("stride"));
+  EXPECT_TRUE(AllSentinel(y3));
+  EXPECT_TRUE(AllSentinel(stats));
+}
+
+TEST_F(LayerNormForwardErrorsTest, YAliasesX) {
+  y->data = x->data;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, YRowsOverlapEachOther) {
+  y->strides[0] = 0;  // every row of y is the same memory
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, MeanRowsOverlapEachOther) {
+  mean->strides[0] = 0;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("mean"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, MeanAliasesRstd) {
+  rstd->data = mean->data;
+  EXPECT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), AnyOf(NamesArgument("mean"), NamesArgument("rstd")));
+}
+
+// Options of later issues must be refused, never silently ignored.
+TEST_F(LayerNormForwardErrorsTest, WeightOffsetNotBuiltYet) {
+  options_.weight_offset = 1.0f;
+  EXPECT_EQ(Call(), HALNORM_ERROR_UNIMPLEMENTED);
+  EXPECT_THAT(LastError(), HasSubstr("weight_offset"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, ResidualNotBuiltYet) {
+  TestTensor residual({kRows, kHidden});
+  testutil::FillNormal(residual, /*seed=*/4);
+  options_.residual = residual.view();
+  EXPECT_EQ(Call(), HALNORM_ERROR_UNIMPLEMENTED);
+  EXPECT_THAT(LastError(), HasSubstr("residual"));
+}
+
+TEST_F(LayerNormForwardErrorsTest, ZeroRowsSucceedsAndWritesNothing) {
+  TestTensor empty_x({0, kHidden});
+  x = empty_x.view();
+  y->shape[0] = 0;
+  mean->shape[0] = 0;
+  rstd->shape[0] = 0;
+  EXPECT_EQ(Call(), HALNORM_OK) << LastError();
+}
+
+// halnorm_last_error() is per thread: another thread's error doesn't clobber ours.
+TEST_F(LayerNormForwardErrorsTest, LastErrorIsThreadLocal) {
+  options_.eps = -1.0f;
+  ASSERT_EQ(Call(), HALNORM_ERROR_INVALID_ARGUMENT);
+  const std::string ours = LastError();
+  std::string theirs;
+  std::thread other([&] {
+    EXPECT_EQ(halnorm_layer_norm_forward(nullptr, nullptr, nullptr, &options_, y, mean, rstd),
+              HALNORM_ERROR_INVALID_ARGUMENT);
+    theirs = LastError();
+  });
+  other.join();
+  EXPECT_EQ(LastError(), ours);
+  EXPECT_NE(theirs, ours);
+}
+
+TEST(NormOptionsTest, InitSetsDefaults) {
+  halnorm_norm_options options;
+  std::memset(&options, 0xAB, sizeof(options));  // init must set every field
+  halnorm_norm_options_init(&options);
+  EXPECT_EQ(options.eps, 1e-5f);
+  EXPECT_EQ(options.normalized_rank, 1);
+  EXPECT_EQ(options.weight_offset, 0.0f);
+  EXPECT_EQ(options.residual, nullptr);
+  EXPECT_EQ(options.residual_alpha, 1.0f);
+  EXPECT_EQ(options.residual_out, nullptr);
+  EXPECT_EQ(options.cuda_stream, nullptr);
+}
+
+// Entry points of later issues must say so, not crash or pretend to work.
+// Delete each case when its op lands (its own tests replace it).
+class UnimplementedTest : public ::testing::Test {
+ protected:
+  void ExpectUnimplemented(int code) {
+    EXPECT_EQ(code, HALNORM_ERROR_UNIMPLEMENTED);
+    EXPECT_THAT(LastError(), ::testing::Not(::testing::IsEmpty()));
+  }
+
+  UnimplementedTest() {
+    for (TestTensor* tensor : {&x_, &dy_, &x4_, &dy4_}) testutil::FillNormal(*tensor, 1);
+    for (TestTensor* tensor : {&mean_, &rstd_, &mean4_, &rstd4_}) {
+      testutil::FillNormal(*tensor, 2, /*offset=*/1.0, /*scale=*/0.0);
+    }
+    for (TestTensor* tensor : {&weight_, &weight4_}) testutil::FillNormal(*tensor, 3);
+    halnorm_norm_options_init(&options_);
+  }
+
+  halnorm_norm_options options_;
+  // Row norms on [4, 8].
+  TestTensor x_{{kRows, kHidden}}, dy_{{kRows, kHidden}}, y_{{kRows, kHidden}};
+  TestTensor weight_{{kHidden}}, dweight_{{kHidden}}, dbias_{{kHidden}};
+  TestTensor mean_{{kRows}}, rstd_{{kRows}};
+  // LayerNorm2d over C on NCHW [2, 3, 4, 5]: weight [3], statistics [2, 4, 5].
+  TestTensor x4_{{2, 3, 4, 5}}, dy4_{{2, 3, 4, 5}}, y4_{{2, 3, 4, 5}};
+  TestTensor weight4_{{3}}, dweight4_{{3}}, dbias4_{{3}};
+  TestTensor mean4_{{2, 4, 5}}, rstd4_{{2, 4, 5}};
+};
+
+TEST_F(UnimplementedTest, LayerNormBackward) {
+  ExpectUnimplemented(halnorm_layer_norm_backward(dy_.view(), x_.view(), mean_.view(), rstd_.view(),
+                                                  weight_.view(), &options_, y_.view(),
+                                                  dweight_.view(), dbias_.view()));
+}
+
+TEST_F(UnimplementedTest, RmsNormForward) {
+  ExpectUnimplemented(
+      halnorm_rms_norm_forward(x_.view(), weight_.view(), &options_, y_.view(), rstd_.view()));
+}
+
+TEST_F(UnimplementedTest, RmsNormBackward) {
+  ExpectUnimplemented(halnorm_rms_norm_backward(dy_.view(), x_.view(), rstd_.view(), weight_.view(),
+                                                &options_, y_.view(), dweight_.view()));
+}
+
+TEST_F(UnimplementedTest, LayerNorm2dForward) {
+  ExpectUnimplemented(halnorm_layer_norm2d_forward(x4_.view(), weight4_.view(), dbias4_.view(),
+                                                   HALNORM_AXES_C, 1e-5f, y4_.view(), mean4_.view(),
+                                                   rstd4_.view()));
+}
+
+TEST_F(UnimplementedTest, LayerNorm2dBackward) {
+  ExpectUnimplemented(halnorm_layer_norm2d_backward(dy4_.view(), x4_.view(), mean4_.view(),
+                                                    rstd4_.view(), weight4_.view(), HALNORM_AXES_C,
+                                                    y4_.view(), dweight4_.view(), dbias4_.view()));
+}
+
+}  // namespace
+}  // namespace halnorm
