@@ -1,7 +1,9 @@
 // LayerNorm forward: every compiled variant this CPU runs, M=4096 rows x
 // N in {768, 1024, 4096, 8192}, 1 and 2 threads. Reports logical bytes/s
-// (2*M*N*4: read x, write y) and the fraction of STREAM copy measured at the
-// same thread count in this run.
+// (2*M*N*4: read x, write y) and stream_frac, the fraction of STREAM copy
+// measured at the same thread count right before each repetition: the dev
+// machine's bandwidth drifts by 2x within minutes, so only paired
+// measurements give a meaningful ratio.
 //
 //   bazel run -c opt //bench:layer_norm_bench [-- --summary]
 //
@@ -9,7 +11,6 @@
 // main command prints this).
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,8 +33,6 @@ constexpr int64_t kRows = 4096;
 constexpr int64_t kHiddenSizes[] = {768, 1024, 4096, 8192};
 constexpr int kThreadCounts[] = {1, 2};
 
-std::map<int, double> stream_copy_bytes_per_second;  // by thread count
-
 halnorm_tensor Tensor2d(float* data, int64_t rows, int64_t cols) {
   return halnorm_tensor{data, HALNORM_F32, HALNORM_CPU, 2, {rows, cols}, {cols, 1}};
 }
@@ -55,6 +54,7 @@ void LayerNormForward(benchmark::State& state, const Variant* variant, int64_t h
   halnorm_tensor wt = Tensor1d(weight.data(), hidden), bt = Tensor1d(bias.data(), hidden);
   halnorm_tensor mt = Tensor1d(mean.data(), kRows), rt = Tensor1d(rstd.data(), kRows);
 
+  const double stream_copy = StreamCopyBytesPerSecond(kDramStreamElements, threads);
   halnorm_set_num_threads(threads);
   for (auto _ : state) {
     absl::Status s = internal::LayerNormForward(&xt, &wt, &bt, nullptr, &yt, &mt, &rt, variant);
@@ -66,9 +66,10 @@ void LayerNormForward(benchmark::State& state, const Variant* variant, int64_t h
   }
   const double bytes = 2.0 * kRows * hidden * sizeof(float);
   state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
+  state.counters["stream_GBps"] = stream_copy / 1e9;
   // A rate counter: divided by the elapsed time it becomes (bytes/s) / STREAM.
   state.counters["stream_frac"] = benchmark::Counter(
-      bytes * state.iterations() / stream_copy_bytes_per_second[threads],
+      bytes * state.iterations() / stream_copy,
       benchmark::Counter::kIsRate);
 }
 
@@ -118,11 +119,6 @@ int main(int argc, char** argv) {
     }
   }
   argc = kept;
-  for (int threads : kThreadCounts) {
-    stream_copy_bytes_per_second[threads] = StreamCopyBytesPerSecond(kDramStreamElements, threads);
-    std::printf("STREAM copy, %d thread(s): %.1f GB/s\n", threads,
-                stream_copy_bytes_per_second[threads] / 1e9);
-  }
   benchmark::Initialize(&argc, argv);
   summary ? RegisterDispatched() : RegisterAll();
   benchmark::RunSpecifiedBenchmarks();

@@ -8,7 +8,7 @@
 namespace halnorm::bench {
 namespace {
 
-constexpr int kRepeats = 9;
+constexpr int kRepeats = 5;
 
 // Runs body(begin, end) over [0, elements) split across threads; returns the
 // median wall time of kRepeats runs after one warm-up.

@@ -5,7 +5,7 @@ The config's index in the list is its variant suffix: c0, c1, ...
 """
 
 ROW_NORM_CPU_CONFIGS = {
-    "x86_avx512": [{"vector_width": 16, "accumulators": 4, "rows_per_task": 4}],
-    "x86_avx2": [{"vector_width": 8, "accumulators": 4, "rows_per_task": 4}],
-    "x86_sse41": [{"vector_width": 4, "accumulators": 4, "rows_per_task": 4}],
+    "x86_avx512": [{"vector_width": 16, "accumulators": 4, "rows_per_task": 16}],
+    "x86_avx2": [{"vector_width": 8, "accumulators": 4, "rows_per_task": 16}],
+    "x86_sse41": [{"vector_width": 4, "accumulators": 4, "rows_per_task": 16}],
 }
