@@ -1,9 +1,9 @@
 // The C ABI: each entry point converts its absl::Status into a code plus the
 // thread-local message of halnorm_last_error(). Exceptions never cross it.
-#include "HalideRuntime.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/layer_norm.h"
 #include "runtime/status.h"
+#include "runtime/thread_limit.h"
 
 using halnorm::internal::ReportToCaller;
 
@@ -67,6 +67,6 @@ int halnorm_layer_norm2d_backward(const halnorm_tensor*, const halnorm_tensor*,
 
 const char* halnorm_last_error(void) { return halnorm::internal::LastErrorMessage(); }
 
-void halnorm_set_num_threads(int n) { halide_set_num_threads(n > 0 ? n : 0); }
+void halnorm_set_num_threads(int n) { halnorm::internal::SetThreadLimit(n); }
 
 }  // extern "C"

@@ -1,0 +1,17 @@
+// halnorm_set_num_threads, made exact. Halide's own halide_set_num_threads
+// only limits how many pool workers get woken: workers already spinning keep
+// taking tasks, so after a 2-thread call a "1-thread" call still ran on 2
+// cores (measured: CPU time = 2x wall time). We install a do_par_for that
+// hands the pool at most n tasks per parallel loop, each a contiguous slice.
+#ifndef HALNORM_RUNTIME_THREAD_LIMIT_H_
+#define HALNORM_RUNTIME_THREAD_LIMIT_H_
+
+namespace halnorm::internal {
+
+// At most n threads run any one parallel loop of the kernels; n <= 0 lifts
+// the limit (the pool's default, one thread per core). Process-wide.
+void SetThreadLimit(int n);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_THREAD_LIMIT_H_
