@@ -2,8 +2,16 @@
 // cache while both statistic passes and the output map read it; rows split
 // into tasks run in parallel; everything along the row vectorized.
 //
-// Measured (AMD EPYC dev VM, AVX2 variant, M=4096 f32, 1 thread):
-// N=768 9.7 GB/s, N=4096 9.9 GB/s; 2 threads 18.4 / 17.2 GB/s.
+// Measured (x86_avx2_c0: vector_width 8, 4 accumulators, 16 rows per task;
+// AMD EPYC 2-core VM, M=4096 f32, bench/layer_norm_bench, medians):
+//   N     1 thread GB/s (frac STREAM copy)   2 threads GB/s (frac)
+//   768   11.6 (0.71)                        17.5 (1.03)
+//   1024   9.0 (0.62)                        17.9 (0.98)
+//   4096   9.7 (0.63)                        16.8 (0.77)
+//   8192   9.9 (0.59)                        17.4 (0.81)
+// One core cannot saturate DRAM with ordinary stores (y's write-allocate
+// reads make it 1.5x the logical traffic); STREAM copy uses glibc's
+// non-temporal stores.
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
