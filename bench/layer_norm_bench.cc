@@ -21,7 +21,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/dispatch.h"
 #include "runtime/halnorm_c.h"
-#include "runtime/layer_norm.h"
+#include "runtime/row_norm.h"
 #include "runtime/variant_registry.h"
 
 namespace halnorm::bench {
@@ -109,7 +109,7 @@ class MedianTableReporter : public benchmark::BenchmarkReporter {
 
 void RegisterDispatched() {
   auto picked = internal::PickVariant(
-      {internal::Op::kLayerNorm, internal::Direction::kForward, HALNORM_F32, 1024, kRows});
+      {internal::Op::kLayerNorm, internal::Direction::kForward, HALNORM_F32, false, 1024, kRows});
   if (picked.ok()) Register(**picked, /*repetitions=*/3);
 }
 

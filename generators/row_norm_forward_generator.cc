@@ -1,9 +1,18 @@
-// Row-norm forward: LayerNorm over the contiguous trailing axis of each row.
+// Row-norm forward: LayerNorm or RMSNorm over the contiguous trailing axis of
+// each row, optionally after a fused residual add.
 //
 // Buffers are (n, r, b): n is the normalized (hidden) axis, contiguous; r and
 // b are two row axes with any strides, so a strided or permuted view of the
 // caller's leading dims runs without a copy (the runtime folds them to two).
+//
+// Signature (inputs and outputs are added in configure(), in this order;
+// the runtime binds them by name through the _argv entry point):
+//   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
+//   weight_offset, eps  ->  y, [residual_out], [mean], rstd
+// [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
+#include "generators/norm_types.h"
+#include "generators/row_reduction.h"
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -13,22 +22,33 @@ using namespace Halide;
 
 class RowNormForward : public Generator<RowNormForward> {
  public:
+  GeneratorParam<NormKind> kind{"kind", NormKind::kLayer, kNormKinds};
+  GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
+  GeneratorParam<bool> residual{"residual", false};   // fused h = alpha*x + residual
   // Schedule knobs, also searched by the autotuner.
   GeneratorParam<int> vector_width{"vector_width", 8};
   GeneratorParam<int> accumulators{"accumulators", 4};
-  GeneratorParam<int> rows_per_task{"rows_per_task", 4};
+  GeneratorParam<int> rows_per_task{"rows_per_task", 16};
 
-  Input<Buffer<float>> x{"x", 3};
-  // Always bound: when has_weight/has_bias is false the runtime passes a
-  // placeholder of the right extent that the kernel never reads.
-  Input<Buffer<float>> weight{"weight", 1};
-  Input<Buffer<float>> bias{"bias", 1};
-  Input<bool> has_weight{"has_weight"};
-  Input<bool> has_bias{"has_bias"};
-  Input<float> eps{"eps"};
-  Output<Buffer<float>> y{"y", 3};
-  Output<Buffer<float>> mean_out{"mean", 3};  // (0, r, b): extent 1 along n
-  Output<Buffer<float>> rstd_out{"rstd", 3};
+  void configure() {
+    const Type act = ActivationType(dtype);
+    const bool layer = kind == NormKind::kLayer;
+    x_ = add_input<Buffer<>>("x", act, 3);
+    if (residual) residual_ = add_input<Buffer<>>("residual", act, 3);
+    // Always bound: when has_weight/has_bias is false the runtime passes a
+    // placeholder of the right extent that the kernel never reads.
+    weight_ = add_input<Buffer<float>>("weight", 1);
+    if (layer) bias_ = add_input<Buffer<float>>("bias", 1);
+    has_weight_ = add_input<bool>("has_weight");
+    if (layer) has_bias_ = add_input<bool>("has_bias");
+    if (residual) residual_alpha_ = add_input<float>("residual_alpha");
+    weight_offset_ = add_input<float>("weight_offset");
+    eps_ = add_input<float>("eps");
+    y_ = add_output<Buffer<>>("y", act, 3);
+    if (residual) residual_out_ = add_output<Buffer<>>("residual_out", act, 3);
+    if (layer) mean_out_ = add_output<Buffer<float>>("mean", 3);  // (0, r, b)
+    rstd_out_ = add_output<Buffer<float>>("rstd", 3);
+  }
 
   void generate() {
     RowNormForwardFuncs f;
@@ -37,86 +57,127 @@ class RowNormForward : public Generator<RowNormForward> {
     f.b = Var("b");
     f.lane = Var("lane");
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane;
+    const bool layer = kind == NormKind::kLayer;
+    const Type act = ActivationType(dtype);
+    Input<Buffer<>>& x = *x_;
+    Output<Buffer<>>& y = *y_;
 
     // ---- Algorithm -------------------------------------------------------
-    // Shifted-data two-pass statistics: subtracting the row's first element
-    // is exact for values near it, so a mean 1e6 times the std loses nothing.
+    // h: the normalized input, in f32, rounded through the activation dtype
+    // when it is the residual sum, exactly as residual_out stores it (so the
+    // backward pass, which reads residual_out, sees the same values).
     Expr hidden = x.dim(0).extent();
     f.hidden = hidden;
-    Func xf("xf"), centered("centered"), dev("dev");
-    xf(n, r, b) = cast<float>(x(n, r, b));
-    centered(n, r, b) = xf(n, r, b) - xf(0, r, b);
-
-    // Each reduction keeps `lanes` partial sums (vector accumulators) and
-    // folds the leftover tail in scalar; this fixes the summation order, so
-    // it is part of the algorithm, shared with the schedule.
-    const int lanes = int(vector_width) * int(accumulators);
-    RDom chunk(0, hidden / lanes, "chunk");
-    f.chunk = chunk;
-    RDom fold(0, lanes, "fold");
-    RDom tail(hidden / lanes * lanes, hidden % lanes, "tail");
-    auto row_total = [&](Func lane_acc, Func total, Func term) {
-      lane_acc(lane, r, b) = 0.f;
-      lane_acc(lane, r, b) += term(chunk * lanes + lane, r, b);
-      total(r, b) = 0.f;
-      total(r, b) += lane_acc(fold, r, b);
-      total(r, b) += term(tail, r, b);
-    };
-    f.lane_sum = Func("lane_sum");
-    f.row_sum = Func("row_sum");
-    row_total(f.lane_sum, f.row_sum, centered);
-    Func centered_mean("centered_mean");
-    centered_mean(r, b) = f.row_sum(r, b) / cast<float>(hidden);
-    dev(n, r, b) = centered(n, r, b) - centered_mean(r, b);
-
-    Func dev_sq("dev_sq");
-    dev_sq(n, r, b) = dev(n, r, b) * dev(n, r, b);
-    f.lane_sq = Func("lane_sq");
-    f.row_sq = Func("row_sq");
-    row_total(f.lane_sq, f.row_sq, dev_sq);
-    f.rstd = Func("rstd");
-    f.rstd(r, b) = 1.f / sqrt(f.row_sq(r, b) / cast<float>(hidden) + eps);
-    f.mean = Func("mean");
-    f.mean(r, b) = xf(0, r, b) + centered_mean(r, b);
-
-    Expr scale = select(has_weight, weight(n), 1.f);
-    Expr shift = select(has_bias, bias(n), 0.f);
-    y(n, r, b) = dev(n, r, b) * f.rstd(r, b) * scale + shift;
-    mean_out(n, r, b) = f.mean(r, b);
-    rstd_out(n, r, b) = f.rstd(r, b);
-
-    // The three outputs share one row loop (compute_with), so their row
-    // extents must be the same expressions as y's.
-    for (Output<Buffer<float>>* stats : {&mean_out, &rstd_out}) {
-      stats->dim(0).set_bounds(0, 1);
-      for (int d = 1; d < 3; d++) stats->dim(d).set_bounds(y.dim(d).min(), y.dim(d).extent());
+    Func h("h"), stored_h("stored_h");
+    if (residual) {
+      Expr sum = *residual_alpha_ * cast<float>(x(n, r, b)) + cast<float>((*residual_)(n, r, b));
+      stored_h(n, r, b) = cast(act, sum);
+      h(n, r, b) = cast<float>(stored_h(n, r, b));
+    } else {
+      h(n, r, b) = cast<float>(x(n, r, b));
     }
-    for (int d = 0; d < 3; d++) x.dim(d).set_bounds(y.dim(d).min(), y.dim(d).extent());
-    weight.dim(0).set_bounds(0, hidden);
-    bias.dim(0).set_bounds(0, hidden);
+
+    const RowReduction rows(lane, r, b, hidden, int(vector_width) * int(accumulators));
+    f.chunk = rows.chunk();
+
+    // LayerNorm: shifted-data two-pass statistics. Subtracting the row's
+    // first element is exact for values near it, so a mean 1e6 times the
+    // std loses nothing. RMSNorm: one pass of squares, no centering.
+    Func centered("centered"), centered_mean("centered_mean"), squares("squares");
+    if (layer) {
+      Func shifted("shifted");
+      shifted(n, r, b) = h(n, r, b) - h(0, r, b);
+      Func row_sum = rows.Sum("sum", shifted, &f.lane_sum);
+      centered_mean(r, b) = row_sum(r, b) / cast<float>(hidden);
+      centered(n, r, b) = shifted(n, r, b) - centered_mean(r, b);
+      f.stats.push_back(row_sum);
+    } else {
+      centered(n, r, b) = h(n, r, b);
+    }
+    squares(n, r, b) = centered(n, r, b) * centered(n, r, b);
+    Func row_sq = rows.Sum("sq", squares, &f.lane_sq);
+    f.stats.push_back(row_sq);
+    f.rstd = Func("rstd");
+    f.rstd(r, b) = 1.f / sqrt(row_sq(r, b) / cast<float>(hidden) + *eps_);
+    f.stats.push_back(f.rstd);
+
+    Expr scale = select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
+    Expr normalized = centered(n, r, b) * f.rstd(r, b) * scale;
+    if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
+    y(n, r, b) = cast(act, normalized);
+    if (residual) (*residual_out_)(n, r, b) = stored_h(n, r, b);
+    if (layer) {
+      f.mean = Func("mean");
+      f.mean(r, b) = h(0, r, b) + centered_mean(r, b);
+      f.stats.push_back(f.mean);
+      (*mean_out_)(n, r, b) = f.mean(r, b);
+    }
+    (*rstd_out_)(n, r, b) = f.rstd(r, b);
+
+    // The outputs share one row loop (compute_with), so their row extents
+    // must be the same expressions as y's.
+    std::vector<OutputImageParam> per_row = {*rstd_out_};
+    if (layer) per_row.push_back(*mean_out_);
+    for (OutputImageParam& stats : per_row) {
+      stats.dim(0).set_bounds(0, 1);
+      for (int d = 1; d < 3; d++) stats.dim(d).set_bounds(y.dim(d).min(), y.dim(d).extent());
+    }
+    std::vector<OutputImageParam> like_y = {x};
+    if (residual) like_y.insert(like_y.end(), {*residual_, *residual_out_});
+    for (OutputImageParam& t : like_y) {
+      for (int d = 0; d < 3; d++) t.dim(d).set_bounds(y.dim(d).min(), y.dim(d).extent());
+    }
+    weight_->dim(0).set_bounds(0, hidden);
+    if (layer) bias_->dim(0).set_bounds(0, hidden);
     y.dim(0).set_min(0);
 
     // ---- Estimates (GPT-2 small activations) ------------------------------
     const int est_hidden = 1024, est_rows = 4096;
-    x.set_estimates({{0, est_hidden}, {0, est_rows}, {0, 1}});
-    weight.set_estimates({{0, est_hidden}});
-    bias.set_estimates({{0, est_hidden}});
-    has_weight.set_estimate(true);
-    has_bias.set_estimate(true);
-    eps.set_estimate(1e-5f);
-    y.set_estimates({{0, est_hidden}, {0, est_rows}, {0, 1}});
-    mean_out.set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
-    rstd_out.set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
+    const Region rows_estimate = {{0, est_hidden}, {0, est_rows}, {0, 1}};
+    x.set_estimates(rows_estimate);
+    y.set_estimates(rows_estimate);
+    weight_->set_estimates({{0, est_hidden}});
+    has_weight_->set_estimate(true);
+    weight_offset_->set_estimate(0.f);
+    eps_->set_estimate(1e-5f);
+    rstd_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
+    if (layer) {
+      bias_->set_estimates({{0, est_hidden}});
+      has_bias_->set_estimate(true);
+      mean_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
+    }
+    if (residual) {
+      residual_->set_estimates(rows_estimate);
+      residual_out_->set_estimates(rows_estimate);
+      residual_alpha_->set_estimate(1.f);
+    }
 
     // ---- Schedule ---------------------------------------------------------
     f.y = y;
-    f.mean_out = mean_out;
-    f.rstd_out = rstd_out;
-    f.affine_cases = {has_weight && has_bias, has_weight, has_bias};
+    f.per_row_outputs = {*rstd_out_};
+    if (layer) f.per_row_outputs.push_back(*mean_out_);
+    if (residual) f.residual_out = *residual_out_;
+    f.affine_cases = {*has_weight_};
+    if (layer) f.affine_cases = {*has_weight_ && *has_bias_, *has_weight_, *has_bias_};
     if (!auto_schedule) {
       ScheduleRowNormForwardCpu(f, {vector_width, accumulators, rows_per_task});
     }
   }
+
+ private:
+  Input<Buffer<>>* x_ = nullptr;
+  Input<Buffer<>>* residual_ = nullptr;
+  Input<Buffer<float>>* weight_ = nullptr;
+  Input<Buffer<float>>* bias_ = nullptr;
+  Input<bool>* has_weight_ = nullptr;
+  Input<bool>* has_bias_ = nullptr;
+  Input<float>* residual_alpha_ = nullptr;
+  Input<float>* weight_offset_ = nullptr;
+  Input<float>* eps_ = nullptr;
+  Output<Buffer<>>* y_ = nullptr;
+  Output<Buffer<>>* residual_out_ = nullptr;
+  Output<Buffer<float>>* mean_out_ = nullptr;
+  Output<Buffer<float>>* rstd_out_ = nullptr;
 };
 
 }  // namespace

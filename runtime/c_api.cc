@@ -1,7 +1,7 @@
 // The C ABI: each entry point converts its absl::Status into a code plus the
 // thread-local message of halnorm_last_error(). Exceptions never cross it.
 #include "runtime/halnorm_c.h"
-#include "runtime/layer_norm.h"
+#include "runtime/row_norm.h"
 #include "runtime/status.h"
 #include "runtime/thread_limit.h"
 
@@ -30,26 +30,29 @@ void halnorm_norm_options_init(halnorm_norm_options* opt) {
 int halnorm_layer_norm_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
                                const halnorm_tensor* bias, const halnorm_norm_options* opt,
                                halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd) {
+  return ReportToCaller(halnorm::internal::LayerNormForward(x, weight, bias, opt, y, mean, rstd));
+}
+
+int halnorm_layer_norm_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                                const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                                const halnorm_tensor* weight, const halnorm_norm_options* opt,
+                                halnorm_tensor* dx, halnorm_tensor* dweight,
+                                halnorm_tensor* dbias) {
   return ReportToCaller(
-      halnorm::internal::LayerNormForward(x, weight, bias, opt, y, mean, rstd));
+      halnorm::internal::LayerNormBackward(dy, x, mean, rstd, weight, opt, dx, dweight, dbias));
 }
 
-int halnorm_layer_norm_backward(const halnorm_tensor*, const halnorm_tensor*,
-                                const halnorm_tensor*, const halnorm_tensor*,
-                                const halnorm_tensor*, const halnorm_norm_options*,
-                                halnorm_tensor*, halnorm_tensor*, halnorm_tensor*) {
-  return NotBuiltYet("halnorm_layer_norm_backward");
+int halnorm_rms_norm_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                             const halnorm_norm_options* opt, halnorm_tensor* y,
+                             halnorm_tensor* rstd) {
+  return ReportToCaller(halnorm::internal::RmsNormForward(x, weight, opt, y, rstd));
 }
 
-int halnorm_rms_norm_forward(const halnorm_tensor*, const halnorm_tensor*,
-                             const halnorm_norm_options*, halnorm_tensor*, halnorm_tensor*) {
-  return NotBuiltYet("halnorm_rms_norm_forward");
-}
-
-int halnorm_rms_norm_backward(const halnorm_tensor*, const halnorm_tensor*, const halnorm_tensor*,
-                              const halnorm_tensor*, const halnorm_norm_options*,
-                              halnorm_tensor*, halnorm_tensor*) {
-  return NotBuiltYet("halnorm_rms_norm_backward");
+int halnorm_rms_norm_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                              const halnorm_tensor* rstd, const halnorm_tensor* weight,
+                              const halnorm_norm_options* opt, halnorm_tensor* dx,
+                              halnorm_tensor* dweight) {
+  return ReportToCaller(halnorm::internal::RmsNormBackward(dy, x, rstd, weight, opt, dx, dweight));
 }
 
 int halnorm_layer_norm2d_forward(const halnorm_tensor*, const halnorm_tensor*,

@@ -14,6 +14,7 @@ struct KernelRequest {
   Op op;
   Direction direction;
   halnorm_dtype dtype;
+  bool fused_residual;
   int64_t hidden;
   int64_t rows;
 };
@@ -27,6 +28,9 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request);
 // A variant the caller forced (tests, benchmarks) fits the request and runs
 // on this CPU.
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request);
+
+// `forced` when given (after CheckForcedVariant), else PickVariant.
+absl::StatusOr<const Variant*> ChooseVariant(const KernelRequest& request, const Variant* forced);
 
 }  // namespace halnorm::internal
 

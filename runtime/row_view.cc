@@ -14,9 +14,8 @@ std::vector<RowDim> FoldRowDims(absl::Span<const int64_t> extents,
     dims.push_back(dim);
   }
   // Innermost first by the first tensor's stride; stable keeps ties in order.
-  std::stable_sort(dims.begin(), dims.end(), [](const RowDim& a, const RowDim& b) {
-    return a.strides[0] < b.strides[0];
-  });
+  std::stable_sort(dims.begin(), dims.end(),
+                   [](const RowDim& a, const RowDim& b) { return a.strides[0] < b.strides[0]; });
   std::vector<RowDim> folded;
   for (const RowDim& dim : dims) {
     if (!folded.empty()) {

@@ -58,9 +58,8 @@ void InstallHalideErrorHandler() {
 
 absl::Status KernelStatus(int halide_code, const char* kernel_name) {
   if (halide_code == 0) return absl::OkStatus();
-  std::string detail = last_halide_error.empty()
-                           ? absl::StrCat("Halide error code ", halide_code)
-                           : last_halide_error;
+  std::string detail = last_halide_error.empty() ? absl::StrCat("Halide error code ", halide_code)
+                                                 : last_halide_error;
   last_halide_error.clear();
   return absl::InternalError(absl::StrCat("kernel ", kernel_name, " failed: ", detail));
 }

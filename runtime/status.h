@@ -31,9 +31,9 @@ absl::Status InvalidArgument(const Args&... parts) {
 
 }  // namespace halnorm::internal
 
-#define HALNORM_RETURN_IF_ERROR(expr)                    \
-  do {                                                   \
-    if (absl::Status s_ = (expr); !s_.ok()) return s_;   \
+#define HALNORM_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    if (absl::Status s_ = (expr); !s_.ok()) return s_; \
   } while (0)
 
 #endif  // HALNORM_RUNTIME_STATUS_H_

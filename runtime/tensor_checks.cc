@@ -48,14 +48,15 @@ int64_t NumElements(const halnorm_tensor& t) {
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
   if (t == nullptr) return InvalidArgument(name, ": tensor is null");
   if (t->device == HALNORM_CUDA) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        name, ": device HALNORM_CUDA is not available in this build (CPU only)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(name, ": device HALNORM_CUDA is not available in this build (CPU only)"));
   }
   if (t->device != HALNORM_CPU) return InvalidArgument(name, ": unknown device ", t->device);
   if (t->dtype != HALNORM_F32 && t->dtype != HALNORM_F16 && t->dtype != HALNORM_BF16) {
     return InvalidArgument(name, ": unknown dtype ", t->dtype);
   }
-  if (t->rank < 1 || t->rank > 4) return InvalidArgument(name, ": rank must be 1..4, got ", t->rank);
+  if (t->rank < 1 || t->rank > 4)
+    return InvalidArgument(name, ": rank must be 1..4, got ", t->rank);
   // Bound the span with overflow checks: extents and strides come from the
   // caller and their products can exceed int64.
   int64_t last = 0, elements = 1;
@@ -78,7 +79,8 @@ absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
   if (elements == 0) return absl::OkStatus();
   if (t->data == nullptr) return InvalidArgument(name, ": data is null");
   if (last >= kMaxSpanBytes / DtypeBytes(t->dtype)) {
-    return InvalidArgument(name, ": spans more than 2^31 bytes; kernels address at most 2 GiB "
+    return InvalidArgument(name,
+                           ": spans more than 2^31 bytes; kernels address at most 2 GiB "
                            "per tensor");
   }
   return absl::OkStatus();
@@ -93,8 +95,8 @@ absl::Status CheckShape(const halnorm_tensor& t, const char* name,
 absl::Status CheckDtype(const halnorm_tensor& t, const char* name, halnorm_dtype want,
                         const char* reason) {
   if (t.dtype == want) return absl::OkStatus();
-  return InvalidArgument(name, ": dtype ", DtypeName(t.dtype), " must be ", DtypeName(want),
-                         " (", reason, ")");
+  return InvalidArgument(name, ": dtype ", DtypeName(t.dtype), " must be ", DtypeName(want), " (",
+                         reason, ")");
 }
 
 absl::Status CheckContiguousFrom(const halnorm_tensor& t, const char* name, int first) {

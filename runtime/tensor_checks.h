@@ -21,8 +21,7 @@ int64_t NumElements(const halnorm_tensor& t);
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name);
 
 // `t` has exactly `shape`.
-absl::Status CheckShape(const halnorm_tensor& t, const char* name,
-                        absl::Span<const int64_t> shape);
+absl::Status CheckShape(const halnorm_tensor& t, const char* name, absl::Span<const int64_t> shape);
 
 // `t` has dtype `want`; `reason` says what it must match ("x", "f32 statistics").
 absl::Status CheckDtype(const halnorm_tensor& t, const char* name, halnorm_dtype want,

@@ -5,11 +5,10 @@
 namespace halnorm::internal {
 namespace {
 
-// const, not constexpr: the kernel addresses go through reinterpret_cast.
-const Variant kVariants[] = {
-#define HALNORM_VARIANT(name, op, direction, dtype, target, isa, config) \
-  {#name, Op::op, Direction::direction, dtype, target, Isa::isa, config,  \
-   reinterpret_cast<KernelFn>(&name)},
+constexpr Variant kVariants[] = {
+#define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, config) \
+  {#name,    Op::op, Direction::direction, dtype,           residual, target,      \
+   Isa::isa, config, &name##_argv,         &name##_metadata},
 #include "runtime/variants.inc"
 #undef HALNORM_VARIANT
 };
@@ -22,6 +21,8 @@ const char* OpName(Op op) {
   switch (op) {
     case Op::kLayerNorm:
       return "layer_norm";
+    case Op::kRmsNorm:
+      return "rms_norm";
   }
   return "?";
 }

@@ -2,28 +2,29 @@
 #ifndef HALNORM_RUNTIME_VARIANT_REGISTRY_H_
 #define HALNORM_RUNTIME_VARIANT_REGISTRY_H_
 
+#include "HalideRuntime.h"
 #include "absl/types/span.h"
 #include "runtime/cpu_features.h"
 #include "runtime/halnorm_c.h"
 
 namespace halnorm::internal {
 
-enum class Op { kLayerNorm };
+enum class Op { kLayerNorm, kRmsNorm };
 enum class Direction { kForward, kBackward };
-
-// Kernels of different ops have different signatures; each op's runner casts
-// `kernel` back to its own type (see layer_norm.cc).
-using KernelFn = void (*)();
 
 struct Variant {
   const char* name;  // what, then how: layer_norm_fwd_f32__x86_avx512_c0
   Op op;
   Direction direction;
-  halnorm_dtype dtype;
-  const char* target;  // TARGETS key in tools/bazel/halide.bzl
-  Isa isa;             // what the CPU must have to run it
-  const char* config;  // schedule knobs, "k=v k=v"
-  KernelFn kernel;
+  halnorm_dtype dtype;  // of the activations
+  bool fused_residual;  // forward with h = alpha*x + residual
+  const char* target;   // TARGETS key in tools/bazel/halide.bzl
+  Isa isa;              // what the CPU must have to run it
+  const char* config;   // schedule knobs, "k=v k=v"
+  // Halide's generic entry point and its argument list: kernels of
+  // different ops take different arguments, bound by name (kernel_call.h).
+  int (*argv)(void** args);
+  const halide_filter_metadata_t* (*metadata)();
 };
 
 absl::Span<const Variant> AllVariants();

@@ -20,41 +20,84 @@ using Halide::Func;
 using Halide::TailStrategy;
 using Halide::Var;
 
-void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& knobs) {
-  const int vw = knobs.vector_width;
-  Var task("task"), row("row"), n_outer("n_outer"), n_inner("n_inner");
+namespace {
 
-  // The three outputs share one loop nest over rows, so the statistics are
-  // computed once per row and the row is read from DRAM once.
-  for (Func out : {f.y, f.mean_out, f.rstd_out}) {
-    out.split(f.r, task, row, knobs.rows_per_task, TailStrategy::GuardWithIf)
-        .parallel(task)
-        .parallel(f.b);
-  }
-  f.mean_out.compute_with(f.y, row);
-  f.rstd_out.compute_with(f.y, row);
-
-  // y: one specialization per affine case (weight/bias present), each
-  // vectorized with an overlapping last vector when the row is wide enough.
-  auto vectorize_row = [&](Halide::Stage s) {
-    s.specialize(f.hidden >= vw)
-        .split(f.n, n_outer, n_inner, vw, TailStrategy::ShiftInwards)
+// Vectorizes a row map along n, with an overlapping last vector when the
+// row is wide enough, under each runtime case (weight present, ...).
+void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Halide::Expr>& cases,
+                     int vw) {
+  Var n_outer("n_outer"), n_inner("n_inner");
+  auto vectorize = [&](Halide::Stage s) {
+    s.specialize(hidden >= vw)
+        .split(n, n_outer, n_inner, vw, TailStrategy::ShiftInwards)
         .vectorize(n_inner);
   };
-  for (const Halide::Expr& c : f.affine_cases) vectorize_row(f.y.specialize(c));
-  vectorize_row(f.y);
+  for (const Halide::Expr& c : cases) vectorize(out.specialize(c));
+  vectorize(out);
+}
 
-  for (Func stat : {f.mean, f.rstd, f.row_sum, f.row_sq}) stat.compute_at(f.y, row);
-  // Each step along the row updates all accumulators (one vector each,
-  // unrolled), so the row is streamed once per pass.
+// Each step along the row updates all accumulators (one vector each,
+// unrolled), so a row reduction streams the row once.
+void ScheduleLaneAccumulators(Func lanes, Var lane, Halide::RVar chunk, Halide::LoopLevel at,
+                              int vw) {
   Var acc("acc"), simd("simd");
+  lanes.compute_at(at).vectorize(lane, vw).unroll(lane);
+  lanes.update().split(lane, acc, simd, vw).vectorize(simd).unroll(acc).reorder(simd, acc, chunk);
+}
+
+}  // namespace
+
+void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& knobs) {
+  const int vw = knobs.vector_width;
+  Var task("task"), row("row");
+
+  // The outputs share one loop nest over rows, so the statistics are
+  // computed once per row and the row is read from DRAM once.
+  std::vector<Func> row_looped = f.per_row_outputs;
+  if (f.residual_out.defined()) row_looped.push_back(f.residual_out);
+  for (Func out : row_looped) {
+    out.split(f.r, task, row, knobs.rows_per_task, TailStrategy::GuardWithIf)
+        .parallel(task)
+        .parallel(f.b)
+        .compute_with(f.y, row);
+  }
+  f.y.split(f.r, task, row, knobs.rows_per_task, TailStrategy::GuardWithIf)
+      .parallel(task)
+      .parallel(f.b);
+  if (f.residual_out.defined()) f.residual_out.vectorize(f.n, vw, TailStrategy::GuardWithIf);
+
+  // y: one specialization per affine case (weight/bias present).
+  VectorizeRowMap(f.y, f.n, f.hidden, f.affine_cases, vw);
+  for (Func stat : f.stats) stat.compute_at(f.y, row);
   for (Func lanes : {f.lane_sum, f.lane_sq}) {
-    lanes.compute_at(f.y, row).vectorize(f.lane, vw).unroll(f.lane);
-    lanes.update()
-        .split(f.lane, acc, simd, vw)
-        .vectorize(simd)
-        .unroll(acc)
-        .reorder(simd, acc, f.chunk);
+    if (lanes.defined()) ScheduleLaneAccumulators(lanes, f.lane, f.chunk, {f.y, row}, vw);
+  }
+}
+
+// Backward: chunks of rows are the parallel tasks. Per chunk, dx row by row
+// (row sums in cache), then that chunk's dweight/dbias partials, re-reading
+// the chunk's rows while they are still in L2 (the runtime sizes chunks for
+// that). Fixed chunks make the partials independent of the thread count.
+void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
+  const int vw = knobs.vector_width;
+  Var row("row");
+  f.dx.split(f.r, f.c, row, f.rows_per_chunk, TailStrategy::GuardWithIf)
+      .parallel(f.c)
+      .parallel(f.b);
+  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw);
+  for (Func stat : f.stats) stat.compute_at(f.dx, row);
+  for (Func lanes : f.lane_accumulators) {
+    ScheduleLaneAccumulators(lanes, f.lane, f.chunk, {f.dx, row}, vw);
+  }
+  for (Func partial : f.partials) {
+    partial.parallel(f.c).parallel(f.b).vectorize(f.n, vw, TailStrategy::GuardWithIf);
+    partial.update()
+        .reorder(f.n, f.in_chunk, f.c, f.b)
+        .parallel(f.c)
+        .parallel(f.b)
+        .vectorize(f.n, vw, TailStrategy::GuardWithIf);
+    partial.compute_with(f.dx, f.c);
+    partial.update().compute_with(f.dx, f.c);
   }
 }
 

@@ -11,25 +11,42 @@ namespace halnorm {
 
 // The stages of the row-norm forward algorithm (generators/row_norm_forward_generator.cc).
 struct RowNormForwardFuncs {
-  Halide::Func y, mean_out, rstd_out;  // outputs, indexed (n, r, b) / (0, r, b)
-  Halide::Func lane_sum, lane_sq;      // per-lane partial sums, indexed (lane, r, b)
-  Halide::Func row_sum, row_sq;        // per-row totals
-  Halide::Func mean, rstd;             // per-row statistics
-  Halide::Var n, r, b, lane;           // hidden, row, outer row dim, accumulator lane
-  Halide::RVar chunk;                  // the reductions' walk along the row, `lanes` at a time
-  Halide::Expr hidden;                 // extent of n
+  Halide::Func y;                             // the main output, (n, r, b)
+  Halide::Func residual_out;                  // (n, r, b); undefined without a fused residual
+  std::vector<Halide::Func> per_row_outputs;  // (0, r, b): rstd, and mean for LayerNorm
+  Halide::Func lane_sum,
+      lane_sq;  // per-lane partial sums (lane, r, b); lane_sum only for LayerNorm
+  std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals
+  Halide::Func mean, rstd;
+  Halide::Var n, r, b, lane;               // hidden, row, outer row dim, accumulator lane
+  Halide::RVar chunk;                      // the reductions' walk along the row, `lanes` at a time
+  Halide::Expr hidden;                     // extent of n
   std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
+};
+
+// The stages of the row-norm backward algorithm (generators/row_norm_backward_generator.cc).
+struct RowNormBackwardFuncs {
+  Halide::Func dx;                              // (n, r, b)
+  std::vector<Halide::Func> partials;           // dweight/dbias partial sums, (n, c, b)
+  std::vector<Halide::Func> lane_accumulators;  // (lane, r, b)
+  std::vector<Halide::Func> stats;              // per-row (r, b) totals
+  Halide::Var n, r, b, lane, c;                 // c: chunk of rows_per_chunk rows
+  Halide::RVar chunk;                           // the row reductions' walk along n
+  Halide::RVar in_chunk;                        // the partials' walk over a chunk's rows
+  Halide::Expr hidden, rows_per_chunk;
+  std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
 };
 
 // Knobs shared by the generator (GeneratorParams) and the autotuner.
 struct CpuRowNormKnobs {
-  int vector_width;   // f32 lanes per SIMD register
-  int accumulators;   // independent vector accumulators per reduction (ILP)
-  int rows_per_task;  // rows handed to one parallel task
+  int vector_width;        // f32 lanes per SIMD register
+  int accumulators;        // independent vector accumulators per reduction (ILP)
+  int rows_per_task = 16;  // forward: rows handed to one parallel task
 };
 
 // Funcs are handles: the copy schedules the generator's pipeline.
 void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& knobs);
+void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs);
 
 }  // namespace halnorm
 

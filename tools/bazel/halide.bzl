@@ -51,11 +51,12 @@ _text_file = rule(
 )
 
 def _x_macro_line(v):
-    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, "{target}", {isa}, "{config}")'.format(
+    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, "{config}")'.format(
         name = v.name,
         op = v.cc_op,
         direction = v.cc_direction,
         dtype = v.cc_dtype,
+        residual = "true" if v.fused_residual else "false",
         target = v.target,
         isa = TARGETS[v.target].isa,
         config = " ".join(["%s=%s" % (k, v.params[k]) for k in sorted(v.params)]),
@@ -68,7 +69,7 @@ def halide_kernel_library(name, generators, variants):
       name: the cc_library; also prefixes the generator and runtime targets.
       generators: cc_library holding the Halide Generators (alwayslink).
       variants: structs from //tools/bazel:variants.bzl (name, generator,
-        target, params, cc_op, cc_direction, cc_dtype).
+        target, params, cc_op, cc_direction, cc_dtype, fused_residual).
     """
     generator = name + "_generator"
     native.cc_binary(

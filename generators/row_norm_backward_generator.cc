@@ -1,0 +1,157 @@
+// Row-norm backward: dx of LayerNorm or RMSNorm for each row, plus
+// per-chunk partial sums of dweight (and dbias) that the runtime adds up in
+// a fixed order, so the result does not depend on the thread count.
+//
+// Buffers are (n, r, b) as in the forward generator. Signature (added in
+// configure(), bound by name):
+//   dy, x, [mean], rstd, weight, dresidual, has_weight, has_dresidual,
+//   weight_offset, rows_per_chunk  ->  dx, dweight_partial, [dbias_partial]
+// [mean, dbias_partial] only for layer. Partials are (n, chunk, b), f32,
+// chunk = r / rows_per_chunk.
+#include "Halide.h"
+#include "generators/norm_types.h"
+#include "generators/row_reduction.h"
+#include "schedules/row_norm_schedule.h"
+
+namespace halnorm {
+namespace {
+
+using namespace Halide;
+
+class RowNormBackward : public Generator<RowNormBackward> {
+ public:
+  GeneratorParam<NormKind> kind{"kind", NormKind::kLayer, kNormKinds};
+  GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
+  // Schedule knobs, also searched by the autotuner.
+  GeneratorParam<int> vector_width{"vector_width", 8};
+  GeneratorParam<int> accumulators{"accumulators", 4};
+
+  void configure() {
+    const Type act = ActivationType(dtype);
+    const bool layer = kind == NormKind::kLayer;
+    dy_ = add_input<Buffer<>>("dy", act, 3);
+    x_ = add_input<Buffer<>>("x", act, 3);
+    if (layer) mean_ = add_input<Buffer<float>>("mean", 3);
+    rstd_ = add_input<Buffer<float>>("rstd", 3);
+    // weight and dresidual are always bound; the runtime passes a
+    // placeholder when has_weight / has_dresidual is false.
+    weight_ = add_input<Buffer<float>>("weight", 1);
+    dresidual_ = add_input<Buffer<>>("dresidual", act, 3);
+    has_weight_ = add_input<bool>("has_weight");
+    has_dresidual_ = add_input<bool>("has_dresidual");
+    weight_offset_ = add_input<float>("weight_offset");
+    rows_per_chunk_ = add_input<int>("rows_per_chunk");
+    dx_ = add_output<Buffer<>>("dx", act, 3);
+    dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
+    if (layer) dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 3);
+  }
+
+  void generate() {
+    RowNormBackwardFuncs f;
+    f.n = Var("n");
+    f.r = Var("r");
+    f.b = Var("b");
+    f.lane = Var("lane");
+    f.c = Var("c");
+    const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane, &c = f.c;
+    const bool layer = kind == NormKind::kLayer;
+    const Type act = ActivationType(dtype);
+    Input<Buffer<>>& x = *x_;
+    Input<Buffer<>>& dy = *dy_;
+    Output<Buffer<>>& dx = *dx_;
+
+    // ---- Algorithm -------------------------------------------------------
+    Expr hidden = x.dim(0).extent();
+    Expr rows = x.dim(1).extent();
+    f.hidden = hidden;
+    Func dyf("dyf"), xhat("xhat"), g("g"), g_xhat("g_xhat");
+    Expr rstd = (*rstd_)(0, r, b);
+    dyf(n, r, b) = cast<float>(dy(n, r, b));
+    Expr xf = cast<float>(x(n, r, b));
+    xhat(n, r, b) = (layer ? xf - (*mean_)(0, r, b) : xf) * rstd;
+    g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
+    g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
+
+    const RowReduction row_sums(lane, r, b, hidden, int(vector_width) * int(accumulators));
+    f.chunk = row_sums.chunk();
+    Func lane_acc;
+    Func sum_g_xhat = row_sums.Sum("g_xhat", g_xhat, &lane_acc);
+    f.lane_accumulators.push_back(lane_acc);
+    f.stats.push_back(sum_g_xhat);
+    Expr inv_hidden = 1.f / cast<float>(hidden);
+    Expr dnorm = g(n, r, b) - xhat(n, r, b) * (sum_g_xhat(r, b) * inv_hidden);
+    if (layer) {
+      Func sum_g = row_sums.Sum("g", g, &lane_acc);
+      f.lane_accumulators.push_back(lane_acc);
+      f.stats.push_back(sum_g);
+      dnorm -= sum_g(r, b) * inv_hidden;
+    }
+    Expr extra = select(*has_dresidual_, cast<float>((*dresidual_)(n, r, b)), 0.f);
+    dx(n, r, b) = cast(act, rstd * dnorm + extra);
+
+    // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in
+    // row order within the chunk.
+    RDom in_chunk(0, *rows_per_chunk_, "in_chunk");
+    Expr row = c * *rows_per_chunk_ + in_chunk;
+    in_chunk.where(row < rows);
+    f.in_chunk = in_chunk;
+    auto partial = [&](Output<Buffer<float>>& out, Expr term_at_row) {
+      out(n, c, b) = 0.f;
+      out(n, c, b) += term_at_row;
+      f.partials.push_back(out);
+    };
+    partial(*dweight_partial_, dyf(n, row, b) * xhat(n, row, b));
+    if (layer) partial(*dbias_partial_, dyf(n, row, b));
+
+    for (int d = 0; d < 3; d++) {
+      dy.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
+      x.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
+      dresidual_->dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
+    }
+    weight_->dim(0).set_bounds(0, hidden);
+    dx.dim(0).set_min(0);
+
+    // ---- Estimates (GPT-2 small activations) ------------------------------
+    const int est_hidden = 1024, est_rows = 4096, est_chunk = 32;
+    const Region rows_estimate = {{0, est_hidden}, {0, est_rows}, {0, 1}};
+    const Region per_row_estimate = {{0, 1}, {0, est_rows}, {0, 1}};
+    const Region partial_estimate = {{0, est_hidden}, {0, est_rows / est_chunk}, {0, 1}};
+    for (Input<Buffer<>>* in : {dy_, x_, dresidual_}) in->set_estimates(rows_estimate);
+    if (layer) mean_->set_estimates(per_row_estimate);
+    rstd_->set_estimates(per_row_estimate);
+    weight_->set_estimates({{0, est_hidden}});
+    has_weight_->set_estimate(true);
+    has_dresidual_->set_estimate(false);
+    weight_offset_->set_estimate(0.f);
+    rows_per_chunk_->set_estimate(est_chunk);
+    dx.set_estimates(rows_estimate);
+    dweight_partial_->set_estimates(partial_estimate);
+    if (layer) dbias_partial_->set_estimates(partial_estimate);
+
+    // ---- Schedule ---------------------------------------------------------
+    f.dx = dx;
+    f.rows_per_chunk = *rows_per_chunk_;
+    f.dx_cases = {*has_weight_ && *has_dresidual_, *has_weight_, *has_dresidual_};
+    if (!auto_schedule) ScheduleRowNormBackwardCpu(f, {vector_width, accumulators});
+  }
+
+ private:
+  Input<Buffer<>>* dy_ = nullptr;
+  Input<Buffer<>>* x_ = nullptr;
+  Input<Buffer<float>>* mean_ = nullptr;
+  Input<Buffer<float>>* rstd_ = nullptr;
+  Input<Buffer<float>>* weight_ = nullptr;
+  Input<Buffer<>>* dresidual_ = nullptr;
+  Input<bool>* has_weight_ = nullptr;
+  Input<bool>* has_dresidual_ = nullptr;
+  Input<float>* weight_offset_ = nullptr;
+  Input<int>* rows_per_chunk_ = nullptr;
+  Output<Buffer<>>* dx_ = nullptr;
+  Output<Buffer<float>>* dweight_partial_ = nullptr;
+  Output<Buffer<float>>* dbias_partial_ = nullptr;
+};
+
+}  // namespace
+}  // namespace halnorm
+
+HALIDE_REGISTER_GENERATOR(halnorm::RowNormBackward, row_norm_backward)

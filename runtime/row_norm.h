@@ -1,0 +1,33 @@
+// LayerNorm and RMSNorm, forward and backward: the C API's semantics with
+// an optional forced variant (tests, benchmarks). Writes nothing unless
+// every check passes.
+#ifndef HALNORM_RUNTIME_ROW_NORM_H_
+#define HALNORM_RUNTIME_ROW_NORM_H_
+
+#include "absl/status/status.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/variant_registry.h"
+
+namespace halnorm::internal {
+
+// `variant` nullptr: dispatch picks one.
+absl::Status LayerNormForward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                              const halnorm_tensor* bias, const halnorm_norm_options* opt,
+                              halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd,
+                              const Variant* variant = nullptr);
+absl::Status RmsNormForward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                            const halnorm_norm_options* opt, halnorm_tensor* y,
+                            halnorm_tensor* rstd, const Variant* variant = nullptr);
+absl::Status LayerNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                               const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                               const halnorm_tensor* weight, const halnorm_norm_options* opt,
+                               halnorm_tensor* dx, halnorm_tensor* dweight, halnorm_tensor* dbias,
+                               const Variant* variant = nullptr);
+absl::Status RmsNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                             const halnorm_tensor* rstd, const halnorm_tensor* weight,
+                             const halnorm_norm_options* opt, halnorm_tensor* dx,
+                             halnorm_tensor* dweight, const Variant* variant = nullptr);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_ROW_NORM_H_

@@ -1,0 +1,159 @@
+// LayerNorm / RMSNorm backward: checks, the dx kernel with its per-chunk
+// dweight/dbias partials, then the partials summed in a fixed order.
+#include <algorithm>
+#include <vector>
+
+#include "runtime/dispatch.h"
+#include "runtime/half_float.h"
+#include "runtime/kernel_buffer.h"
+#include "runtime/kernel_call.h"
+#include "runtime/row_batch.h"
+#include "runtime/row_norm.h"
+#include "runtime/row_norm_checks.h"
+#include "runtime/status.h"
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::internal {
+namespace {
+
+struct BackwardArgs {
+  Op op;
+  const halnorm_tensor* dy;
+  const halnorm_tensor* x;
+  const halnorm_tensor* mean;  // LayerNorm only
+  const halnorm_tensor* rstd;
+  const halnorm_tensor* weight;  // nullable
+  halnorm_norm_options opt;      // residual: gradient arriving at residual_out
+  halnorm_tensor* dx;
+  halnorm_tensor* dweight;  // nullable
+  halnorm_tensor* dbias;    // nullable; LayerNorm only
+};
+
+absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
+  const halnorm_tensor& x = *a.x;
+  HALNORM_RETURN_IF_ERROR(CheckContiguousFrom(x, "x", g.leading));
+  HALNORM_RETURN_IF_ERROR(CheckLikeX(a.dy, "dy", x, g));
+  HALNORM_RETURN_IF_ERROR(CheckLikeX(a.dx, "dx", x, g));
+  if (a.op == Op::kLayerNorm) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.mean, "mean", x, g));
+  HALNORM_RETURN_IF_ERROR(CheckPerRow(a.rstd, "rstd", x, g));
+  if (a.opt.residual) HALNORM_RETURN_IF_ERROR(CheckLikeX(a.opt.residual, "opt->residual", x, g));
+  if (a.opt.residual_out) {
+    return InvalidArgument("opt->residual_out: not used by the backward pass; pass null");
+  }
+  if (a.weight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.weight, "weight", x, g));
+  if (a.dweight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dweight, "dweight", x, g));
+  if (a.dbias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dbias, "dbias", x, g));
+  if (g.hidden == 0) return InvalidArgument("x: the normalized dims are empty");
+  const NamedTensor outputs[] = {{"dx", a.dx}, {"dweight", a.dweight}, {"dbias", a.dbias}};
+  const NamedTensor inputs[] = {{"dy", a.dy},         {"x", a.x},
+                                {"mean", a.mean},     {"rstd", a.rstd},
+                                {"weight", a.weight}, {"opt->residual", a.opt.residual}};
+  return CheckOutputsDisjoint(outputs, inputs);
+}
+
+// Rows per dweight/dbias chunk: enough that a chunk's dy and x rows (read
+// again for the partials) stay in a 256 KiB slice of L2, at least 16 so the
+// partials stay small next to the activations. Depends on the shape only,
+// never on the thread count: that is what makes the sums deterministic.
+int RowsPerChunk(int64_t hidden, halnorm_dtype dtype) {
+  const int64_t row_bytes = 2 * hidden * DtypeBytes(dtype);
+  return static_cast<int>(std::clamp<int64_t>(262144 / row_bytes, 16, 1024));
+}
+
+// Adds partials (n, chunk, b, outer), in that fixed order, into `sum`.
+void SumPartials(const std::vector<float>& partials, int64_t hidden, std::vector<float>* sum) {
+  sum->assign(hidden, 0.f);
+  for (size_t base = 0; base < partials.size(); base += hidden) {
+    for (int64_t n = 0; n < hidden; n++) (*sum)[n] += partials[base + n];
+  }
+}
+
+absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
+  HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
+  const RowGeometry g = GeometryOf(*a.x, a.opt);
+  HALNORM_RETURN_IF_ERROR(Check(a, g));
+  const KernelRequest request{a.op, Direction::kBackward, a.x->dtype, false, g.hidden, 0};
+  absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
+  if (!chosen.ok()) return chosen.status();
+
+  RowBatch batch(g.hidden, g.leading_extents);
+  if (batch.rows() == 0) {
+    // No rows: the parameter gradients are zero.
+    const std::vector<float> zeros(g.hidden, 0.f);
+    for (halnorm_tensor* t : {a.dweight, a.dbias}) {
+      if (t) StoreFromF32(zeros.data(), g.hidden, *t);
+    }
+    return absl::OkStatus();
+  }
+  batch.AddRows("dy", *a.dy);
+  batch.AddRows("x", *a.x);
+  batch.AddRows("dx", *a.dx);
+  // Without a residual gradient, dy stands in (never read: has_dresidual).
+  batch.AddRows("dresidual", a.opt.residual ? *a.opt.residual : *a.dy);
+  if (a.op == Op::kLayerNorm) batch.AddPerRow("mean", a.mean);
+  batch.AddPerRow("rstd", a.rstd);
+  batch.Fold();
+
+  const std::vector<float> weight = a.weight ? ToF32(*a.weight, g.hidden) : std::vector<float>{};
+  const halide_type_t f32 = HalideType(HALNORM_F32);
+  KernelBuffer weight_buffer(a.weight ? weight.data() : a.x->data, f32, {{g.hidden, 1}});
+
+  const int rows_per_chunk = RowsPerChunk(g.hidden, a.x->dtype);
+  const int64_t chunks = (batch.folded_extent(0) + rows_per_chunk - 1) / rows_per_chunk;
+  const int64_t b_extent = batch.folded_extent(1);
+  const int64_t partial_size = g.hidden * chunks * b_extent;
+  std::vector<float> dweight_partials(partial_size * batch.outer_extent());
+  std::vector<float> dbias_partials(a.op == Op::kLayerNorm ? dweight_partials.size() : 0);
+
+  KernelCall call(**chosen);
+  call.Bind("weight", weight_buffer.get())
+      .Bind("has_weight", a.weight != nullptr)
+      .Bind("has_dresidual", a.opt.residual != nullptr)
+      .Bind("weight_offset", a.opt.weight_offset)
+      .Bind("rows_per_chunk", rows_per_chunk);
+  for (int64_t o = 0; o < batch.outer_extent(); o++) {
+    batch.Bind(call, o);
+    const std::initializer_list<DimSpec> partial_dims = {
+        {g.hidden, 1}, {chunks, g.hidden}, {b_extent, g.hidden * chunks}};
+    KernelBuffer dweight_partial(dweight_partials.data() + o * partial_size, f32, partial_dims);
+    KernelBuffer dbias_partial(
+        a.op == Op::kLayerNorm ? dbias_partials.data() + o * partial_size : nullptr, f32,
+        partial_dims);
+    call.Bind("dweight_partial", dweight_partial.get()).Bind("dbias_partial", dbias_partial.get());
+    HALNORM_RETURN_IF_ERROR(call.Run());
+  }
+
+  std::vector<float> sum;
+  if (a.dweight) {
+    SumPartials(dweight_partials, g.hidden, &sum);
+    StoreFromF32(sum.data(), g.hidden, *a.dweight);
+  }
+  if (a.dbias) {
+    SumPartials(dbias_partials, g.hidden, &sum);
+    StoreFromF32(sum.data(), g.hidden, *a.dbias);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LayerNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                               const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                               const halnorm_tensor* weight, const halnorm_norm_options* opt,
+                               halnorm_tensor* dx, halnorm_tensor* dweight, halnorm_tensor* dbias,
+                               const Variant* variant) {
+  return Backward(
+      {Op::kLayerNorm, dy, x, mean, rstd, weight, OptionsOrDefaults(opt), dx, dweight, dbias},
+      variant);
+}
+
+absl::Status RmsNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                             const halnorm_tensor* rstd, const halnorm_tensor* weight,
+                             const halnorm_norm_options* opt, halnorm_tensor* dx,
+                             halnorm_tensor* dweight, const Variant* variant) {
+  return Backward(
+      {Op::kRmsNorm, dy, x, nullptr, rstd, weight, OptionsOrDefaults(opt), dx, dweight, nullptr},
+      variant);
+}
+
+}  // namespace halnorm::internal

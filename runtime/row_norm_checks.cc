@@ -1,0 +1,77 @@
+#include "runtime/row_norm_checks.h"
+
+#include <cmath>
+
+#include "absl/types/span.h"
+#include "runtime/status.h"
+#include "runtime/tensor_checks.h"
+#include "runtime/variant_registry.h"
+
+namespace halnorm::internal {
+
+halnorm_norm_options OptionsOrDefaults(const halnorm_norm_options* opt) {
+  halnorm_norm_options o;
+  halnorm_norm_options_init(&o);
+  return opt != nullptr ? *opt : o;
+}
+
+absl::Status CheckInputAndOptions(const halnorm_tensor* x, const char* name,
+                                  const halnorm_norm_options& opt) {
+  HALNORM_RETURN_IF_ERROR(CheckTensor(x, name));
+  if (!(opt.eps >= 0.f) || !std::isfinite(opt.eps)) {
+    return InvalidArgument("opt->eps must be finite and >= 0, got ", opt.eps);
+  }
+  if (opt.normalized_rank < 1 || opt.normalized_rank > x->rank) {
+    return InvalidArgument("opt->normalized_rank must be 1..", x->rank, " (", name,
+                           "'s rank), got ", opt.normalized_rank);
+  }
+  if (!std::isfinite(opt.weight_offset)) {
+    return InvalidArgument("opt->weight_offset must be finite, got ", opt.weight_offset);
+  }
+  if (!std::isfinite(opt.residual_alpha)) {
+    return InvalidArgument("opt->residual_alpha must be finite, got ", opt.residual_alpha);
+  }
+  return absl::OkStatus();
+}
+
+RowGeometry GeometryOf(const halnorm_tensor& x, const halnorm_norm_options& opt) {
+  RowGeometry g{x.rank - opt.normalized_rank, 1, {}};
+  for (int d = 0; d < x.rank; d++) {
+    if (d < g.leading) {
+      g.leading_extents.push_back(x.shape[d]);
+    } else {
+      g.hidden *= x.shape[d];
+    }
+  }
+  return g;
+}
+
+absl::Status CheckLikeX(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                        const RowGeometry& g) {
+  HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+  HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, x.dtype, "must match x"));
+  HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, absl::MakeConstSpan(x.shape, x.rank)));
+  return CheckContiguousFrom(*t, name, g.leading);
+}
+
+absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                             const RowGeometry& g) {
+  HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+  if (t->dtype != HALNORM_F32 && t->dtype != x.dtype) {
+    return InvalidArgument(name, ": dtype ", DtypeName(t->dtype), " must be f32 or x's dtype (",
+                           DtypeName(x.dtype), ")");
+  }
+  HALNORM_RETURN_IF_ERROR(
+      CheckShape(*t, name, absl::MakeConstSpan(x.shape + g.leading, x.rank - g.leading)));
+  return CheckContiguousFrom(*t, name, 0);
+}
+
+absl::Status CheckPerRow(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                         const RowGeometry& g) {
+  HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+  HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, HALNORM_F32, "statistics are f32"));
+  if (g.leading == 0) return CheckShape(*t, name, {1});
+  return CheckShape(*t, name, g.leading_extents);
+}
+
+}  // namespace halnorm::internal

@@ -1,0 +1,41 @@
+// Argument checks shared by the row-norm entry points. Each message starts
+// with the argument's name.
+#ifndef HALNORM_RUNTIME_ROW_NORM_CHECKS_H_
+#define HALNORM_RUNTIME_ROW_NORM_CHECKS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "runtime/halnorm_c.h"
+
+namespace halnorm::internal {
+
+// How x splits into rows: `leading` dims of rows, the rest normalized.
+struct RowGeometry {
+  int leading;
+  int64_t hidden;
+  std::vector<int64_t> leading_extents;
+};
+
+// The options, or their defaults when `opt` is null.
+halnorm_norm_options OptionsOrDefaults(const halnorm_norm_options* opt);
+
+// x is a valid tensor and `opt` fits it (eps, normalized_rank, scalars).
+absl::Status CheckInputAndOptions(const halnorm_tensor* x, const char* name,
+                                  const halnorm_norm_options& opt);
+RowGeometry GeometryOf(const halnorm_tensor& x, const halnorm_norm_options& opt);
+
+// Same dtype and shape as x, normalized dims contiguous (y, dy, dx, residual).
+absl::Status CheckLikeX(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                        const RowGeometry& g);
+// weight/bias/dweight/dbias: f32 or x's dtype, the normalized shape, contiguous.
+absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                             const RowGeometry& g);
+// mean/rstd: f32, x's leading shape ([1] when there is none).
+absl::Status CheckPerRow(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                         const RowGeometry& g);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_ROW_NORM_CHECKS_H_

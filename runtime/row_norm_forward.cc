@@ -1,0 +1,117 @@
+// LayerNorm / RMSNorm forward: checks, then one kernel call per folded
+// outer row index.
+#include <vector>
+
+#include "runtime/dispatch.h"
+#include "runtime/half_float.h"
+#include "runtime/kernel_buffer.h"
+#include "runtime/kernel_call.h"
+#include "runtime/row_batch.h"
+#include "runtime/row_norm.h"
+#include "runtime/row_norm_checks.h"
+#include "runtime/status.h"
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::internal {
+namespace {
+
+struct ForwardArgs {
+  Op op;
+  const halnorm_tensor* x;
+  const halnorm_tensor* weight;  // nullable
+  const halnorm_tensor* bias;    // nullable; LayerNorm only
+  halnorm_norm_options opt;
+  halnorm_tensor* y;
+  halnorm_tensor* mean;  // nullable; LayerNorm only
+  halnorm_tensor* rstd;  // nullable
+};
+
+absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
+  const halnorm_tensor& x = *a.x;
+  HALNORM_RETURN_IF_ERROR(CheckLikeX(a.y, "y", x, g));
+  HALNORM_RETURN_IF_ERROR(CheckContiguousFrom(x, "x", g.leading));
+  if (a.opt.residual != nullptr) {
+    HALNORM_RETURN_IF_ERROR(CheckLikeX(a.opt.residual, "opt->residual", x, g));
+    if (a.opt.residual_out == nullptr) {
+      return InvalidArgument("opt->residual_out: required with opt->residual (it receives h)");
+    }
+  }
+  if (a.opt.residual_out != nullptr) {
+    if (a.opt.residual == nullptr) {
+      return InvalidArgument("opt->residual_out: given without opt->residual");
+    }
+    HALNORM_RETURN_IF_ERROR(CheckLikeX(a.opt.residual_out, "opt->residual_out", x, g));
+  }
+  if (a.weight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.weight, "weight", x, g));
+  if (a.bias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.bias, "bias", x, g));
+  if (a.mean) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.mean, "mean", x, g));
+  if (a.rstd) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.rstd, "rstd", x, g));
+  if (g.hidden == 0) return InvalidArgument("x: the normalized dims are empty");
+  const NamedTensor outputs[] = {
+      {"y", a.y}, {"opt->residual_out", a.opt.residual_out}, {"mean", a.mean}, {"rstd", a.rstd}};
+  const NamedTensor inputs[] = {
+      {"x", a.x}, {"opt->residual", a.opt.residual}, {"weight", a.weight}, {"bias", a.bias}};
+  return CheckOutputsDisjoint(outputs, inputs);
+}
+
+absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
+  HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
+  const RowGeometry g = GeometryOf(*a.x, a.opt);
+  HALNORM_RETURN_IF_ERROR(Check(a, g));
+  const bool residual = a.opt.residual != nullptr;
+  const KernelRequest request{a.op, Direction::kForward, a.x->dtype, residual, g.hidden, 0};
+  absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
+  if (!chosen.ok()) return chosen.status();
+
+  RowBatch batch(g.hidden, g.leading_extents);
+  if (batch.rows() == 0) return absl::OkStatus();
+  batch.AddRows("x", *a.x);
+  batch.AddRows("y", *a.y);
+  if (residual) {
+    batch.AddRows("residual", *a.opt.residual);
+    batch.AddRows("residual_out", *a.opt.residual_out);
+  }
+  if (a.op == Op::kLayerNorm) batch.AddPerRow("mean", a.mean);
+  batch.AddPerRow("rstd", a.rstd);
+  batch.Fold();
+
+  // Kernels take f32 parameters. An absent one gets a placeholder of the
+  // right extent that has_weight/has_bias = false keeps the kernel from reading.
+  const std::vector<float> weight = a.weight ? ToF32(*a.weight, g.hidden) : std::vector<float>{};
+  const std::vector<float> bias = a.bias ? ToF32(*a.bias, g.hidden) : std::vector<float>{};
+  const halide_type_t f32 = HalideType(HALNORM_F32);
+  KernelBuffer weight_buffer(a.weight ? weight.data() : a.x->data, f32, {{g.hidden, 1}});
+  KernelBuffer bias_buffer(a.bias ? bias.data() : a.x->data, f32, {{g.hidden, 1}});
+
+  KernelCall call(**chosen);
+  call.Bind("weight", weight_buffer.get())
+      .Bind("bias", bias_buffer.get())
+      .Bind("has_weight", a.weight != nullptr)
+      .Bind("has_bias", a.bias != nullptr)
+      .Bind("residual_alpha", a.opt.residual_alpha)
+      .Bind("weight_offset", a.opt.weight_offset)
+      .Bind("eps", a.opt.eps);
+  for (int64_t o = 0; o < batch.outer_extent(); o++) {
+    batch.Bind(call, o);
+    HALNORM_RETURN_IF_ERROR(call.Run());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LayerNormForward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                              const halnorm_tensor* bias, const halnorm_norm_options* opt,
+                              halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd,
+                              const Variant* variant) {
+  return Forward({Op::kLayerNorm, x, weight, bias, OptionsOrDefaults(opt), y, mean, rstd}, variant);
+}
+
+absl::Status RmsNormForward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                            const halnorm_norm_options* opt, halnorm_tensor* y,
+                            halnorm_tensor* rstd, const Variant* variant) {
+  return Forward({Op::kRmsNorm, x, weight, nullptr, OptionsOrDefaults(opt), y, nullptr, rstd},
+                 variant);
+}
+
+}  // namespace halnorm::internal
