@@ -87,13 +87,15 @@ class RowNormBackward : public Generator<RowNormBackward> {
       dnorm -= sum_g(r, b) * inv_hidden;
     }
     Expr extra = select(*has_dresidual_, cast<float>((*dresidual_)(n, r, b)), 0.f);
-    dx(n, r, b) = cast(act, rstd * dnorm + extra);
+    dx(n, r, b) = StoreAs(act, rstd * dnorm + extra);
 
     // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in
     // row order within the chunk.
     RDom in_chunk(0, *rows_per_chunk_, "in_chunk");
-    Expr row = c * *rows_per_chunk_ + in_chunk;
-    in_chunk.where(row < rows);
+    in_chunk.where(c * *rows_per_chunk_ + in_chunk < rows);
+    // Bounds inference ignores the predicate under the fused chunk loop, so
+    // the (never used) rows past the end are clamped for it.
+    Expr row = min(c * *rows_per_chunk_ + in_chunk, rows - 1);
     f.in_chunk = in_chunk;
     auto partial = [&](Output<Buffer<float>>& out, Expr term_at_row) {
       out(n, c, b) = 0.f;

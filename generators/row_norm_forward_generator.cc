@@ -71,7 +71,7 @@ class RowNormForward : public Generator<RowNormForward> {
     Func h("h"), stored_h("stored_h");
     if (residual) {
       Expr sum = *residual_alpha_ * cast<float>(x(n, r, b)) + cast<float>((*residual_)(n, r, b));
-      stored_h(n, r, b) = cast(act, sum);
+      stored_h(n, r, b) = StoreAs(act, sum);
       h(n, r, b) = cast<float>(stored_h(n, r, b));
     } else {
       h(n, r, b) = cast<float>(x(n, r, b));
@@ -104,7 +104,7 @@ class RowNormForward : public Generator<RowNormForward> {
     Expr scale = select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
     Expr normalized = centered(n, r, b) * f.rstd(r, b) * scale;
     if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
-    y(n, r, b) = cast(act, normalized);
+    y(n, r, b) = StoreAs(act, normalized);
     if (residual) (*residual_out_)(n, r, b) = stored_h(n, r, b);
     if (layer) {
       f.mean = Func("mean");

@@ -25,7 +25,7 @@ Isa ExpectedIsa() {
 }
 
 TEST(DispatchTest, PicksTheWidestAllowedIsa) {
-  auto picked = PickVariant({Op::kLayerNorm, Direction::kForward, HALNORM_F32, 1024, 64});
+  auto picked = PickVariant({Op::kLayerNorm, Direction::kForward, HALNORM_F32, false, 1024, 64});
   ASSERT_TRUE(picked.ok()) << picked.status();
   EXPECT_EQ((*picked)->isa, ExpectedIsa()) << (*picked)->name;
   EXPECT_TRUE(HostSupports((*picked)->isa));
@@ -34,7 +34,7 @@ TEST(DispatchTest, PicksTheWidestAllowedIsa) {
 TEST(DispatchTest, VerboseModePrintsTheChoiceAndWhy) {
   const char* verbose = std::getenv("HALNORM_VERBOSE");
   testing::internal::CaptureStderr();
-  auto picked = PickVariant({Op::kLayerNorm, Direction::kForward, HALNORM_F32, 1024, 64});
+  auto picked = PickVariant({Op::kLayerNorm, Direction::kForward, HALNORM_F32, false, 1024, 64});
   std::string printed = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(picked.ok());
   if (verbose != nullptr && std::strstr(verbose, "dispatch") != nullptr) {
@@ -48,9 +48,15 @@ TEST(DispatchTest, VerboseModePrintsTheChoiceAndWhy) {
 
 TEST(DispatchTest, ForcedVariantMustFitTheCall) {
   for (const Variant& v : AllVariants()) {
-    absl::Status wrong_dtype = CheckForcedVariant(v, {v.op, v.direction, HALNORM_BF16, 1024, 64});
+    const halnorm_dtype other_dtype = v.dtype == HALNORM_F32 ? HALNORM_BF16 : HALNORM_F32;
+    absl::Status wrong_dtype =
+        CheckForcedVariant(v, {v.op, v.direction, other_dtype, v.fused_residual, 1024, 64});
     EXPECT_EQ(wrong_dtype.code(), absl::StatusCode::kInvalidArgument) << v.name;
-    absl::Status fits = CheckForcedVariant(v, {v.op, v.direction, v.dtype, 1024, 64});
+    absl::Status wrong_residual =
+        CheckForcedVariant(v, {v.op, v.direction, v.dtype, !v.fused_residual, 1024, 64});
+    EXPECT_EQ(wrong_residual.code(), absl::StatusCode::kInvalidArgument) << v.name;
+    absl::Status fits =
+        CheckForcedVariant(v, {v.op, v.direction, v.dtype, v.fused_residual, 1024, 64});
     EXPECT_EQ(fits.ok(), HostSupports(v.isa)) << v.name << ": " << fits;
   }
 }

@@ -1,101 +1,89 @@
-#include "tests/layer_norm_forward_problem.h"
+#include "tests/row_norm_forward_problem.h"
 
-#include <cstring>
-
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "runtime/layer_norm.h"
+#include "runtime/row_norm.h"
 #include "tests/tolerance.h"
 
 namespace halnorm::testutil {
-namespace {
 
-// Fixed seeds: every run of every variant sees the same numbers.
-constexpr uint32_t kXSeed = 1;
-constexpr uint32_t kWeightSeed = 2;
-constexpr uint32_t kBiasSeed = 3;
-
-std::vector<int64_t> Leading(const ForwardCase& c) {
-  return {c.shape.begin(), c.shape.end() - c.normalized_rank};
-}
-
-std::vector<int64_t> Normalized(const ForwardCase& c) {
-  return {c.shape.end() - c.normalized_rank, c.shape.end()};
-}
-
-// mean/rstd have x's leading dims; with none left they are [1].
-std::vector<int64_t> StatisticsShape(const ForwardCase& c) {
-  std::vector<int64_t> shape = Leading(c);
-  if (shape.empty()) shape = {1};
-  return shape;
-}
-
-std::vector<float> GatherOrEmpty(const std::optional<TestTensor>& tensor) {
-  return tensor ? Gather(*tensor->view()) : std::vector<float>();
-}
-
-bool BitwiseEqual(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-}  // namespace
-
-ForwardProblem::ForwardProblem(const ForwardCase& c)
-    : rows_(NumElements(Leading(c))),
-      hidden_(NumElements(Normalized(c))),
-      x_(c.shape, c.x_strides, c.data_offset),
-      y_(c.shape, c.y_strides, c.data_offset) {
-  FillNormal(x_, kXSeed, c.offset, c.scale);
-  if (c.weight) {
-    weight_.emplace(Normalized(c), /*strides=*/absl::Span<const int64_t>(), c.data_offset);
-    FillNormal(*weight_, kWeightSeed, /*offset=*/1.0, /*scale=*/0.5);
+ForwardProblem::ForwardProblem(const RowNormCase& c)
+    : case_(c),
+      x_(NormalActivation(c, c.x_strides, kXSeed, c.offset, c.scale)),
+      weight_(WeightTensor(c, c.weight)),
+      bias_(BiasTensor(c, c.bias)),
+      y_(ActivationTensor(c, c.y_strides)),
+      mean_(StatisticsTensor(c, c.mean)),
+      rstd_(StatisticsTensor(c, c.rstd)) {
+  if (c.residual) {
+    residual_.emplace(NormalActivation(c, c.x_strides, kResidualSeed));
+    residual_out_.emplace(ActivationTensor(c, c.y_strides));
   }
-  if (c.bias) {
-    bias_.emplace(Normalized(c), /*strides=*/absl::Span<const int64_t>(), c.data_offset);
-    FillNormal(*bias_, kBiasSeed, /*offset=*/0.0, /*scale=*/0.5);
-  }
-  if (c.mean) mean_.emplace(StatisticsShape(c), c.stats_strides, c.data_offset);
-  if (c.rstd) rstd_.emplace(StatisticsShape(c), c.stats_strides, c.data_offset);
-  halnorm_norm_options_init(&options_);
-  options_.eps = c.eps;
-  options_.normalized_rank = c.normalized_rank;
 }
 
-halnorm_tensor* ForwardProblem::ViewOrNull(std::optional<TestTensor>& tensor) {
-  return tensor ? tensor->view() : nullptr;
+halnorm_norm_options ForwardProblem::Options() {
+  halnorm_norm_options options;
+  halnorm_norm_options_init(&options);
+  options.eps = case_.eps;
+  options.normalized_rank = case_.normalized_rank;
+  options.weight_offset = case_.weight_offset;
+  options.residual = residual_ ? residual_->view() : nullptr;
+  options.residual_alpha = case_.residual_alpha;
+  options.residual_out = ViewOrNull(residual_out_);
+  return options;
 }
 
 absl::Status ForwardProblem::Run(const internal::Variant* variant) {
-  x_before_ = x_.storage();
-  return internal::LayerNormForward(x_.view(), ViewOrNull(weight_), ViewOrNull(bias_), &options_,
+  inputs_before_.Clear();
+  inputs_before_.Add("x", x_);
+  if (residual_) inputs_before_.Add("residual", *residual_);
+  if (weight_) inputs_before_.Add("weight", *weight_);
+  if (bias_) inputs_before_.Add("bias", *bias_);
+  const halnorm_norm_options options = Options();
+  if (case_.op == internal::Op::kRmsNorm) {
+    return internal::RmsNormForward(x_.view(), ViewOrNull(weight_), &options, y_.view(),
+                                    ViewOrNull(rstd_), variant);
+  }
+  return internal::LayerNormForward(x_.view(), ViewOrNull(weight_), ViewOrNull(bias_), &options,
                                     y_.view(), ViewOrNull(mean_), ViewOrNull(rstd_), variant);
 }
 
 int ForwardProblem::RunPublic() {
-  x_before_ = x_.storage();
-  return halnorm_layer_norm_forward(x_.view(), ViewOrNull(weight_), ViewOrNull(bias_), &options_,
+  const halnorm_norm_options options = Options();
+  if (case_.op == internal::Op::kRmsNorm) {
+    return halnorm_rms_norm_forward(x_.view(), ViewOrNull(weight_), &options, y_.view(),
+                                    ViewOrNull(rstd_));
+  }
+  return halnorm_layer_norm_forward(x_.view(), ViewOrNull(weight_), ViewOrNull(bias_), &options,
                                     y_.view(), ViewOrNull(mean_), ViewOrNull(rstd_));
 }
 
-reference::LayerNormForwardResult ForwardProblem::Expected() const {
-  return reference::LayerNormForward(Gather(*x_.view()), rows_, hidden_, GatherOrEmpty(weight_),
-                                     GatherOrEmpty(bias_), options_.eps);
+reference::ForwardResult ForwardProblem::Expected() const {
+  const std::vector<double> x = GatherDouble(*x_.view());
+  const std::vector<double> residual = GatherDoubleOrEmpty(residual_);
+  const std::vector<double> weight = GatherDoubleOrEmpty(weight_);
+  const std::vector<double> bias = GatherDoubleOrEmpty(bias_);
+  return reference::Forward(ReferenceOptions(case_),
+                            {Rows(case_), Hidden(case_), x, residual, weight, bias});
 }
 
 void ForwardProblem::ExpectMatchesReference() const {
-  const reference::LayerNormForwardResult expected = Expected();
-  const double tolerance =
-      Tolerance(internal::Op::kLayerNorm, internal::Direction::kForward, HALNORM_F32);
-  ExpectClose(Gather(*y_.view()), expected.y, tolerance, "y");
-  if (mean_) ExpectClose(Gather(*mean_->view()), expected.mean, tolerance, "mean");
-  if (rstd_) ExpectClose(Gather(*rstd_->view()), expected.rstd, tolerance, "rstd");
-  EXPECT_EQ(CountPaddingWrites(y_), 0) << "y's storage written outside its view";
-  if (mean_) {
-    EXPECT_EQ(CountPaddingWrites(*mean_), 0) << "mean's storage written outside its view";
+  const reference::ForwardResult expected = Expected();
+  const double tol = Tolerance(case_.op, internal::Direction::kForward, case_.dtype);
+  ExpectOutputClose(y_, expected.y, tol, "y");
+  if (residual_out_) ExpectOutputClose(*residual_out_, expected.h, tol, "residual_out");
+  if (mean_) ExpectOutputClose(*mean_, expected.mean, tol, "mean");
+  if (rstd_) ExpectOutputClose(*rstd_, expected.rstd, tol, "rstd");
+  EXPECT_TRUE(inputs_before_.Changed().empty())
+      << "inputs modified: " << absl::StrJoin(inputs_before_.Changed(), ", ");
+}
+
+std::vector<const TestTensor*> ForwardProblem::Outputs() const {
+  std::vector<const TestTensor*> outputs = {&y_};
+  for (const std::optional<TestTensor>* output : {&residual_out_, &mean_, &rstd_}) {
+    if (*output) outputs.push_back(&**output);
   }
-  if (rstd_) {
-    EXPECT_EQ(CountPaddingWrites(*rstd_), 0) << "rstd's storage written outside its view";
-  }
-  EXPECT_TRUE(BitwiseEqual(x_.storage(), x_before_)) << "x modified";
+  return outputs;
 }
 
 }  // namespace halnorm::testutil

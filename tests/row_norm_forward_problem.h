@@ -1,8 +1,8 @@
-// One LayerNorm forward call built from a ForwardCase: inputs filled with
-// deterministic noise, outputs prefilled with the sentinel, plus the checks
-// against the float64 reference.
-#ifndef HALNORM_TESTS_LAYER_NORM_FORWARD_PROBLEM_H_
-#define HALNORM_TESTS_LAYER_NORM_FORWARD_PROBLEM_H_
+// One LayerNorm or RMSNorm forward call built from a RowNormCase: inputs
+// filled with deterministic noise, outputs prefilled with the sentinel, plus
+// the checks against the float64 reference.
+#ifndef HALNORM_TESTS_ROW_NORM_FORWARD_PROBLEM_H_
+#define HALNORM_TESTS_ROW_NORM_FORWARD_PROBLEM_H_
 
 #include <cstdint>
 #include <optional>
@@ -11,52 +11,58 @@
 #include "absl/status/status.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/variant_registry.h"
-#include "tests/layer_norm_forward_cases.h"
-#include "tests/reference/layer_norm_reference.h"
+#include "tests/reference/row_norm_reference.h"
+#include "tests/row_norm_cases.h"
+#include "tests/row_norm_tensors.h"
 #include "tests/test_tensors.h"
 
 namespace halnorm::testutil {
 
 class ForwardProblem {
  public:
-  explicit ForwardProblem(const ForwardCase& c);
+  explicit ForwardProblem(const RowNormCase& c);
+  ForwardProblem(const ForwardProblem&) = delete;
+  ForwardProblem& operator=(const ForwardProblem&) = delete;
 
-  // Runs halnorm::internal::LayerNormForward forced to `variant`
+  // Runs internal::LayerNormForward or RmsNormForward forced to `variant`
   // (nullptr: dispatch picks).
   absl::Status Run(const internal::Variant* variant);
   // Runs the public C entry point (dispatches).
   int RunPublic();
 
   // The float64 reference for the current inputs.
-  reference::LayerNormForwardResult Expected() const;
+  reference::ForwardResult Expected() const;
 
-  // Adds gtest failures for y/mean/rstd outside the policy tolerance, for
-  // writes outside the outputs' views and for any change to x.
+  // Adds gtest failures for outputs outside the policy tolerance, for writes
+  // outside the outputs' views and for any change to the inputs. Records
+  // each output's worst error as a test property ("y_error", ...).
   void ExpectMatchesReference() const;
 
-  int64_t rows() const { return rows_; }
-  int64_t hidden() const { return hidden_; }
+  const RowNormCase& row_case() const { return case_; }
   TestTensor& x() { return x_; }
   const TestTensor& y() const { return y_; }
+  const std::optional<TestTensor>& residual_out() const { return residual_out_; }
   const std::optional<TestTensor>& mean() const { return mean_; }
   const std::optional<TestTensor>& rstd() const { return rstd_; }
+  // Every output tensor present.
+  std::vector<const TestTensor*> Outputs() const;
 
  private:
-  // Pointers the API takes; null for absent optional tensors.
-  static halnorm_tensor* ViewOrNull(std::optional<TestTensor>& tensor);
+  // Points at this object's tensors, so built per call (and not copyable).
+  halnorm_norm_options Options();
 
-  int64_t rows_ = 0;
-  int64_t hidden_ = 0;
-  halnorm_norm_options options_;
+  RowNormCase case_;
   TestTensor x_;
+  std::optional<TestTensor> residual_;
   std::optional<TestTensor> weight_;
   std::optional<TestTensor> bias_;
   TestTensor y_;
+  std::optional<TestTensor> residual_out_;
   std::optional<TestTensor> mean_;
   std::optional<TestTensor> rstd_;
-  std::vector<float> x_before_;  // storage of x when Run started
+  TensorSnapshot inputs_before_;  // when Run started
 };
 
 }  // namespace halnorm::testutil
 
-#endif  // HALNORM_TESTS_LAYER_NORM_FORWARD_PROBLEM_H_
+#endif  // HALNORM_TESTS_ROW_NORM_FORWARD_PROBLEM_H_

@@ -1,149 +1,99 @@
-// Every compiled LayerNorm forward f32 variant against the float64 reference,
-// on the shapes of layer_norm_forward_cases.cc; plus non-finite propagation,
-// thread-count independence and the public (dispatching) entry point.
+// Every compiled LayerNorm and RMSNorm forward variant (f32, f16, bf16, with
+// and without the fused residual add) against the float64 reference, on the
+// cases of row_norm_cases.cc; plus non-finite propagation, thread-count
+// independence, forced-variant checks and the public (dispatching) entry points.
 #include <cmath>
-#include <cstring>
-#include <ostream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "runtime/halnorm_c.h"
-#include "runtime/layer_norm.h"
 #include "runtime/variant_registry.h"
-#include "tests/layer_norm_forward_cases.h"
-#include "tests/layer_norm_forward_problem.h"
+#include "tests/reference/row_norm_reference.h"
+#include "tests/row_norm_cases.h"
+#include "tests/row_norm_forward_problem.h"
+#include "tests/test_tensors.h"
 #include "tests/tolerance.h"
+#include "tests/variant_params.h"
 
 namespace halnorm {
 namespace {
 
+using internal::Direction;
+using internal::Op;
 using internal::Variant;
-using testutil::ForwardCase;
 using testutil::ForwardProblem;
+using testutil::MatrixCase;
+using testutil::RowNormCase;
+using testutil::VariantAndCase;
 
-// Read from the registry, never listed by hand, so new variants are tested.
-std::vector<const Variant*> LayerNormForwardF32Variants() {
-  std::vector<const Variant*> variants;
-  for (const Variant& variant : internal::AllVariants()) {
-    if (variant.op == internal::Op::kLayerNorm &&
-        variant.direction == internal::Direction::kForward && variant.dtype == HALNORM_F32) {
-      variants.push_back(&variant);
-    }
-  }
-  return variants;
+std::vector<const Variant*> ForwardVariants() {
+  return testutil::RowNormVariants(Direction::kForward);
 }
 
-std::string Sanitize(std::string name) {
-  for (char& c : name) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (!keep) c = '_';
-  }
-  return name;
-}
+using RowNormForwardTest = testutil::VariantTest<VariantAndCase>;
 
-struct VariantAndCase {
-  const Variant* variant;
-  ForwardCase shape_case;
-};
-
-void PrintTo(const VariantAndCase& param, std::ostream* os) {
-  *os << param.variant->name << " (" << param.variant->config << ") ";
-  PrintTo(param.shape_case, os);
-}
-
-std::vector<VariantAndCase> AllVariantsAndCases() {
-  std::vector<VariantAndCase> params;
-  for (const Variant* variant : LayerNormForwardF32Variants()) {
-    for (const ForwardCase& shape_case : testutil::LayerNormForwardCases()) {
-      params.push_back({variant, shape_case});
-    }
-  }
-  return params;
-}
-
-const Variant& VariantOf(const VariantAndCase& param) { return *param.variant; }
-const Variant& VariantOf(const Variant* variant) { return *variant; }
-
-// Skips variants whose ISA this CPU lacks; they are still compiled and listed.
-template <typename Param>
-class VariantTest : public ::testing::TestWithParam<Param> {
- protected:
-  void SetUp() override {
-    const Variant& variant = VariantOf(this->GetParam());
-    if (!internal::HostSupports(variant.isa)) {
-      GTEST_SKIP() << "CPU lacks " << internal::IsaName(variant.isa);
-    }
-  }
-};
-
-using LayerNormForwardTest = VariantTest<VariantAndCase>;
-
-TEST_P(LayerNormForwardTest, MatchesReference) {
-  ForwardProblem problem(GetParam().shape_case);
+TEST_P(RowNormForwardTest, MatchesReference) {
+  ForwardProblem problem(GetParam().row_case);
   const absl::Status status = problem.Run(GetParam().variant);
   ASSERT_TRUE(status.ok()) << status;
   problem.ExpectMatchesReference();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllShapes, LayerNormForwardTest,
-                         ::testing::ValuesIn(AllVariantsAndCases()),
-                         [](const ::testing::TestParamInfo<VariantAndCase>& info) {
-                           return Sanitize(absl::StrCat(info.param.variant->name, "__",
-                                                        info.param.shape_case.name));
-                         });
+INSTANTIATE_TEST_SUITE_P(AllCases, RowNormForwardTest,
+                         ::testing::ValuesIn(testutil::VariantsAndCases(Direction::kForward)),
+                         testutil::VariantAndCaseTestName);
 
-using LayerNormForwardVariantTest = VariantTest<const Variant*>;
+using RowNormForwardVariantTest = testutil::VariantTest<const Variant*>;
 
-// An inf or NaN poisons its own row (all of y NaN, like PyTorch) and no other.
-TEST_P(LayerNormForwardVariantTest, NonFiniteStaysInItsRow) {
-  ForwardCase shape_case;
-  shape_case.name = "non_finite";
-  shape_case.shape = {5, 37};
-  ForwardProblem problem(shape_case);
+// An inf or NaN poisons its own row and no other. A NaN makes its whole row
+// NaN (mean, rstd and every y depend on it); for an inf the reference's
+// non-finite outputs must be non-finite.
+TEST_P(RowNormForwardVariantTest, NonFiniteStaysInItsRow) {
   constexpr int64_t kHidden = 37;
-  std::vector<float>& x = problem.x().storage();  // contiguous
-  x[1 * kHidden + 18] = INFINITY;                 // mid-row
-  x[3 * kHidden + 0] = NAN;                       // the first element
-  x[4 * kHidden + kHidden - 1] = -INFINITY;       // the last element (a vector tail)
+  constexpr int64_t kNanRow = 3;
+  ForwardProblem problem(MatrixCase(*GetParam(), 5, kHidden));
+  std::vector<float> x = testutil::Gather(*problem.x().view());
+  x[1 * kHidden + 18] = INFINITY;            // mid-row
+  x[kNanRow * kHidden + 0] = NAN;            // the first element
+  x[4 * kHidden + kHidden - 1] = -INFINITY;  // the last element (a vector tail)
+  testutil::Scatter(x, problem.x());
   const absl::Status status = problem.Run(GetParam());
   ASSERT_TRUE(status.ok()) << status;
 
-  const reference::LayerNormForwardResult expected = problem.Expected();
+  const reference::ForwardResult expected = problem.Expected();
+  const RowNormCase& c = problem.row_case();
+  const double tol = testutil::Tolerance(c.op, Direction::kForward, c.dtype);
+  const std::vector<int64_t> poisoned = {1, kNanRow, 4};
   const std::vector<float> y = testutil::Gather(*problem.y().view());
-  const std::vector<float> mean = testutil::Gather(*problem.mean()->view());
-  const std::vector<float> rstd = testutil::Gather(*problem.rstd()->view());
-  const double tolerance =
-      testutil::Tolerance(internal::Op::kLayerNorm, internal::Direction::kForward, HALNORM_F32);
-  for (int64_t row : {0, 2}) {
-    testutil::ExpectClose(absl::MakeConstSpan(y).subspan(row * kHidden, kHidden),
-                          absl::MakeConstSpan(expected.y).subspan(row * kHidden, kHidden),
-                          tolerance, absl::StrCat("finite row ", row, " y"));
-    testutil::ExpectClose(absl::MakeConstSpan(mean).subspan(row, 1),
-                          absl::MakeConstSpan(expected.mean).subspan(row, 1), tolerance,
-                          absl::StrCat("finite row ", row, " mean"));
-    testutil::ExpectClose(absl::MakeConstSpan(rstd).subspan(row, 1),
-                          absl::MakeConstSpan(expected.rstd).subspan(row, 1), tolerance,
-                          absl::StrCat("finite row ", row, " rstd"));
+  testutil::ExpectCloseOutsidePoisoned(y, expected.y, kHidden, poisoned, tol, "y");
+  testutil::ExpectAllNan(absl::MakeConstSpan(y).subspan(kNanRow * kHidden, kHidden),
+                         "y of the row with a NaN");
+  if (problem.mean()) {
+    const std::vector<float> mean = testutil::Gather(*problem.mean()->view());
+    testutil::ExpectCloseOutsidePoisoned(mean, expected.mean, 1, poisoned, tol, "mean");
+    testutil::ExpectAllNan(absl::MakeConstSpan(mean).subspan(kNanRow, 1), "mean of the NaN row");
   }
-  for (int64_t row : {1, 3, 4}) {
-    int64_t not_nan = 0;
-    for (int64_t i = 0; i < kHidden; ++i) not_nan += !std::isnan(y[row * kHidden + i]);
-    EXPECT_EQ(not_nan, 0) << "row " << row << " has a non-finite input, yet " << not_nan
-                          << " of its outputs are not NaN";
+  const std::vector<float> rstd = testutil::Gather(*problem.rstd()->view());
+  testutil::ExpectCloseOutsidePoisoned(rstd, expected.rstd, 1, poisoned, tol, "rstd");
+  testutil::ExpectAllNan(absl::MakeConstSpan(rstd).subspan(kNanRow, 1), "rstd of the NaN row");
+  // h = alpha * x + residual is elementwise: exactly the poisoned elements.
+  if (problem.residual_out()) {
+    testutil::ExpectClose(testutil::Gather(*problem.residual_out()->view()), expected.h, tol,
+                          "residual_out");
   }
 }
 
 // Rows are independent, so splitting them across threads must not change a bit.
-TEST_P(LayerNormForwardVariantTest, ThreadCountDoesNotChangeResults) {
-  ForwardCase shape_case;
-  shape_case.name = "threads";
-  shape_case.shape = {256, 1000};
-  ForwardProblem one_thread(shape_case);
-  ForwardProblem two_threads(shape_case);
+TEST_P(RowNormForwardVariantTest, ThreadCountDoesNotChangeResults) {
+  const RowNormCase c = MatrixCase(*GetParam(), 256, 1000);
+  ForwardProblem one_thread(c);
+  ForwardProblem two_threads(c);
   halnorm_set_num_threads(1);
   const absl::Status one_status = one_thread.Run(GetParam());
   halnorm_set_num_threads(2);
@@ -151,68 +101,123 @@ TEST_P(LayerNormForwardVariantTest, ThreadCountDoesNotChangeResults) {
   halnorm_set_num_threads(0);  // back to the default: one per core
   ASSERT_TRUE(one_status.ok()) << one_status;
   ASSERT_TRUE(two_status.ok()) << two_status;
-
-  auto bits_equal = [](const testutil::TestTensor& a, const testutil::TestTensor& b) {
-    const std::vector<float> va = testutil::Gather(*a.view());
-    const std::vector<float> vb = testutil::Gather(*b.view());
-    return va.size() == vb.size() &&
-           std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)) == 0;
-  };
-  EXPECT_TRUE(bits_equal(one_thread.y(), two_threads.y())) << "y";
-  EXPECT_TRUE(bits_equal(*one_thread.mean(), *two_threads.mean())) << "mean";
-  EXPECT_TRUE(bits_equal(*one_thread.rstd(), *two_threads.rstd())) << "rstd";
+  const std::vector<const testutil::TestTensor*> one = one_thread.Outputs();
+  const std::vector<const testutil::TestTensor*> two = two_threads.Outputs();
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_TRUE(one[i]->bytes() == two[i]->bytes()) << "output " << i << " differs";
+  }
   one_thread.ExpectMatchesReference();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllVariants, LayerNormForwardVariantTest,
-                         ::testing::ValuesIn(LayerNormForwardF32Variants()),
-                         [](const ::testing::TestParamInfo<const Variant*>& info) {
-                           return Sanitize(info.param->name);
-                         });
-
-// Guards against a silently empty parameterization above.
-TEST(LayerNormForwardRegistryTest, HasRunnableUniquelyNamedF32Variants) {
-  const std::vector<const Variant*> variants = LayerNormForwardF32Variants();
-  ASSERT_FALSE(variants.empty());
-  std::set<std::string> names;
-  bool any_runnable = false;
-  for (const Variant* variant : variants) {
-    EXPECT_TRUE(names.insert(Sanitize(variant->name)).second) << "duplicate " << variant->name;
-    any_runnable |= internal::HostSupports(variant->isa);
+// A forced variant must fit the call: fused or not as the call's residual.
+TEST_P(RowNormForwardVariantTest, RefusesACallWithTheOtherResidualMode) {
+  RowNormCase c = MatrixCase(*GetParam(), 5, 33);
+  c.residual = !c.residual;
+  ForwardProblem problem(c);
+  const absl::Status status = problem.Run(GetParam());
+  EXPECT_FALSE(status.ok()) << GetParam()->name << " ran a call with residual " << c.residual;
+  for (const testutil::TestTensor* output : problem.Outputs()) {
+    EXPECT_TRUE(testutil::AllSentinel(*output)) << "an output was written";
   }
-  EXPECT_TRUE(any_runnable) << "no LayerNorm forward f32 variant runs on this CPU";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, RowNormForwardVariantTest,
+                         ::testing::ValuesIn(ForwardVariants()), testutil::VariantTestName);
+
+// Guards against a silently empty or partial parameterization above: every
+// (op, dtype, fused residual) has a variant this CPU runs, under a unique name.
+TEST(RowNormForwardRegistryTest, EveryOpDtypeAndResidualModeHasARunnableVariant) {
+  std::set<std::string> names;
+  std::set<std::tuple<Op, halnorm_dtype, bool>> runnable;
+  for (const Variant* variant : ForwardVariants()) {
+    EXPECT_TRUE(names.insert(testutil::Sanitize(variant->name)).second)
+        << "duplicate " << variant->name;
+    if (internal::HostSupports(variant->isa)) {
+      runnable.insert({variant->op, variant->dtype, variant->fused_residual});
+    }
+  }
+  for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
+    for (halnorm_dtype dtype : {HALNORM_F32, HALNORM_F16, HALNORM_BF16}) {
+      for (bool fused : {false, true}) {
+        EXPECT_EQ(runnable.count({op, dtype, fused}), 1)
+            << internal::OpName(op) << " " << internal::DtypeName(dtype) << " fused_residual "
+            << fused << ": no variant runs on this CPU";
+      }
+    }
+  }
 }
 
 // Forcing a variant this CPU cannot execute is an error, not SIGILL.
-TEST(LayerNormForwardForcedVariantTest, VariantTheCpuLacksIsRefused) {
+TEST(RowNormForwardForcedVariantTest, VariantTheCpuLacksIsRefused) {
   int refused = 0;
-  for (const Variant* variant : LayerNormForwardF32Variants()) {
+  for (const Variant* variant : ForwardVariants()) {
     if (internal::HostSupports(variant->isa)) continue;
-    ForwardCase shape_case;
-    shape_case.name = "unsupported";
-    shape_case.shape = {5, 33};
-    ForwardProblem problem(shape_case);
+    ForwardProblem problem(MatrixCase(*variant, 5, 33));
     const absl::Status status = problem.Run(variant);
     EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition)
         << variant->name << ": " << status;
-    EXPECT_EQ(testutil::CountPaddingWrites(problem.y()), 0);
-    EXPECT_TRUE(testutil::IsSentinel(testutil::Gather(*problem.y().view())[0])) << "y written";
+    for (const testutil::TestTensor* output : problem.Outputs()) {
+      EXPECT_TRUE(testutil::AllSentinel(*output)) << variant->name << " wrote an output";
+    }
     ++refused;
   }
   if (refused == 0) GTEST_SKIP() << "this CPU runs every variant";
 }
 
-// The C entry point dispatches to some variant; its result obeys the same contract.
-TEST(LayerNormForwardPublicTest, DispatchedResultMatchesReference) {
-  ForwardCase shape_case;
-  shape_case.name = "public";
-  shape_case.shape = {5, 768};
-  shape_case.x_strides = {768 + 3, 1};
-  shape_case.y_strides = {768 + 8, 1};
-  ForwardProblem problem(shape_case);
-  ASSERT_EQ(problem.RunPublic(), HALNORM_OK) << halnorm_last_error();
-  problem.ExpectMatchesReference();
+// A forced variant of another op or dtype is refused too.
+TEST(RowNormForwardForcedVariantTest, VariantOfAnotherOpOrDtypeIsRefused) {
+  for (const Variant* variant : ForwardVariants()) {
+    if (!internal::HostSupports(variant->isa)) continue;
+    RowNormCase c = MatrixCase(*variant, 5, 33);
+    c.op = variant->op == Op::kLayerNorm ? Op::kRmsNorm : Op::kLayerNorm;
+    c.bias = c.mean = c.op == Op::kLayerNorm;
+    ForwardProblem other_op(c);
+    EXPECT_FALSE(other_op.Run(variant).ok()) << variant->name << " ran " << internal::OpName(c.op);
+    c = MatrixCase(*variant, 5, 33);
+    c.dtype = variant->dtype == HALNORM_F32 ? HALNORM_BF16 : HALNORM_F32;
+    ForwardProblem other_dtype(c);
+    EXPECT_FALSE(other_dtype.Run(variant).ok())
+        << variant->name << " ran " << internal::DtypeName(c.dtype);
+  }
 }
+
+// The C entry points dispatch to some variant; the result obeys the same contract.
+class RowNormForwardPublicTest
+    : public ::testing::TestWithParam<std::tuple<Op, halnorm_dtype, bool>> {};
+
+TEST_P(RowNormForwardPublicTest, DispatchedResultMatchesReference) {
+  const auto [op, dtype, residual] = GetParam();
+  for (const Variant* variant : ForwardVariants()) {
+    if (variant->op != op || variant->dtype != dtype || variant->fused_residual != residual) {
+      continue;
+    }
+    RowNormCase c = MatrixCase(*variant, 5, 768);
+    c.x_strides = {768 + 3, 1};
+    c.y_strides = {768 + 8, 1};
+    c.weight_offset = 1.0f;
+    c.residual_alpha = 2.0f;
+    ForwardProblem problem(c);
+    ASSERT_EQ(problem.RunPublic(), HALNORM_OK) << halnorm_last_error();
+    problem.ExpectMatchesReference();
+    return;
+  }
+  FAIL() << "no variant for this op, dtype and residual mode";
+}
+
+std::string PublicTestName(
+    const ::testing::TestParamInfo<std::tuple<Op, halnorm_dtype, bool>>& info) {
+  const auto [op, dtype, residual] = info.param;
+  return absl::StrCat(internal::OpName(op), "_", internal::DtypeName(dtype),
+                      residual ? "_residual" : "");
+}
+
+INSTANTIATE_TEST_SUITE_P(OpsDtypesResidual, RowNormForwardPublicTest,
+                         ::testing::Combine(::testing::Values(Op::kLayerNorm, Op::kRmsNorm),
+                                            ::testing::Values(HALNORM_F32, HALNORM_F16,
+                                                              HALNORM_BF16),
+                                            ::testing::Bool()),
+                         PublicTestName);
 
 }  // namespace
 }  // namespace halnorm

@@ -1,9 +1,12 @@
 #include "tests/tolerance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 
@@ -21,27 +24,32 @@ double ScaledError(float got, double ref) {
 }  // namespace
 
 double Tolerance(internal::Op op, internal::Direction direction, halnorm_dtype dtype) {
+  const bool forward = direction == internal::Direction::kForward;
   double f32_tolerance = 0.0;
   switch (op) {  // No default: adding an Op must add its policy here.
     case internal::Op::kLayerNorm:
-      // Forward: the 1e-5 contract. Backward: provisional, until the backward
-      // issue measures it (gradients sum over rows, so they get more room).
-      f32_tolerance = direction == internal::Direction::kForward ? 1e-5 : 1e-4;
+    case internal::Op::kRmsNorm:
+      f32_tolerance = forward ? 1e-5 : 2e-5;
       break;
   }
   if (dtype == HALNORM_F32) return f32_tolerance;
   return f32_tolerance + 2.0 * std::ldexp(1.0, -MantissaBits(dtype));
 }
 
-void ExpectClose(absl::Span<const float> got, absl::Span<const double> ref, double tol,
-                 absl::string_view context) {
+double RowSumTolerance(internal::Op op, internal::Direction direction, halnorm_dtype dtype,
+                       int64_t rows) {
+  return Tolerance(op, direction, dtype) * std::sqrt(std::max<double>(rows, 1));
+}
+
+double ExpectClose(absl::Span<const float> got, absl::Span<const double> ref, double tol,
+                   absl::string_view context) {
   if (got.size() != ref.size()) {
     ADD_FAILURE() << context << ": got " << got.size() << " elements, reference has " << ref.size();
-    return;
+    return std::numeric_limits<double>::infinity();
   }
   int64_t failures = 0;
   size_t worst = 0;
-  double worst_error = -1.0;
+  double worst_error = 0.0;
   for (size_t i = 0; i < got.size(); ++i) {
     const double error = ScaledError(got[i], ref[i]);
     if (error > tol) ++failures;
@@ -50,11 +58,40 @@ void ExpectClose(absl::Span<const float> got, absl::Span<const double> ref, doub
       worst = i;
     }
   }
-  if (failures == 0) return;
+  if (failures == 0) return worst_error;
   ADD_FAILURE() << absl::StrFormat(
       "%s: %d of %d elements exceed tol %g (error relative to |ref|+1); worst at [%d]: "
       "got %.9g, ref %.17g, error %g",
       context, failures, got.size(), tol, worst, got[worst], ref[worst], worst_error);
+  return worst_error;
+}
+
+void ExpectCloseOutsidePoisoned(absl::Span<const float> got, absl::Span<const double> ref,
+                                int64_t group_size, absl::Span<const int64_t> poisoned, double tol,
+                                absl::string_view context) {
+  ASSERT_EQ(got.size(), ref.size()) << context;
+  std::vector<float> clean_got;
+  std::vector<double> clean_ref;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const int64_t group = static_cast<int64_t>(i) / group_size;
+    if (std::find(poisoned.begin(), poisoned.end(), group) == poisoned.end()) {
+      clean_got.push_back(got[i]);
+      clean_ref.push_back(ref[i]);
+    } else if (!std::isfinite(ref[i])) {
+      EXPECT_FALSE(std::isfinite(got[i]))
+          << context << "[" << i << "]: got " << got[i] << " where the reference has " << ref[i];
+    }
+  }
+  ExpectClose(clean_got, clean_ref, tol, absl::StrCat(context, " (outside poisoned groups)"));
+}
+
+void ExpectAllNan(absl::Span<const float> got, absl::string_view context) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isnan(got[i])) {
+      ADD_FAILURE() << context << "[" << i << "]: got " << got[i] << ", want NaN";
+      return;
+    }
+  }
 }
 
 }  // namespace halnorm::testutil

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-bazel build //runtime:halnorm //runtime:libhalnorm.so //examples:layer_norm_app //bench:layer_norm_bench
+bazel build //runtime:halnorm //runtime:libhalnorm.so //examples:layer_norm_app //bench:row_norm_bench
 bazel run //examples:layer_norm_app
-bazel run //bench:layer_norm_bench -- --summary --benchmark_min_time=0.2
+bazel run //bench:row_norm_bench -- --summary --benchmark_filter='N:4096/' --benchmark_min_time=0.1

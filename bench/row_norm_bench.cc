@@ -1,0 +1,208 @@
+// LayerNorm and RMSNorm, forward and backward, f32 and bf16, M=4096 rows x
+// N in {768, 1024, 4096, 8192, 16384}, 1 and 2 threads.
+//
+// Reports logical bytes/s (forward 2*M*N*s: read x, write y; backward
+// 3*M*N*s: read dy and x, write dx) and stream_frac: that rate over STREAM
+// copy (forward) or STREAM add (backward) measured at the same thread count
+// right before each repetition. The dev machine's bandwidth drifts by 2x
+// within minutes, so only paired measurements give a meaningful ratio.
+//
+//   bazel run //bench:row_norm_bench                     # dispatched variants
+//   bazel run //bench:row_norm_bench -- --all_variants   # every variant this CPU runs
+//   bazel run //bench:row_norm_bench -- --summary        # medians as one table
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/stream.h"
+#include "benchmark/benchmark.h"
+#include "runtime/cpu_features.h"
+#include "runtime/dispatch.h"
+#include "runtime/half_float.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/row_norm.h"
+#include "runtime/tensor_checks.h"
+#include "runtime/variant_registry.h"
+
+namespace halnorm::bench {
+namespace {
+
+using internal::Direction;
+using internal::Op;
+using internal::Variant;
+
+constexpr int64_t kRows = 4096;
+constexpr int64_t kHiddenSizes[] = {768, 1024, 4096, 8192, 16384};
+constexpr int kThreadCounts[] = {1, 2};
+constexpr halnorm_dtype kDtypes[] = {HALNORM_F32, HALNORM_BF16};
+
+// A contiguous tensor owning its storage, filled with N(mean, 1) noise.
+struct OwnedTensor {
+  std::vector<char> bytes;
+  halnorm_tensor t;
+
+  OwnedTensor(halnorm_dtype dtype, std::vector<int64_t> shape, float mean, std::mt19937& rng) {
+    int64_t count = 1;
+    for (int64_t e : shape) count *= e;
+    bytes.resize(count * internal::DtypeBytes(dtype));
+    t = halnorm_tensor{bytes.data(), dtype, HALNORM_CPU, static_cast<int32_t>(shape.size()), {}, {}};
+    int64_t stride = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+      t.shape[d] = shape[d];
+      t.strides[d] = stride;
+      stride *= shape[d];
+    }
+    std::normal_distribution<float> noise(mean, 1.f);
+    std::vector<float> values(count);
+    for (float& v : values) v = noise(rng);
+    internal::StoreFromF32(values.data(), count, t);
+  }
+};
+
+struct Case {
+  Op op;
+  Direction direction;
+  halnorm_dtype dtype;
+  int64_t hidden;
+  int threads;
+  const Variant* variant;
+};
+
+absl::Status RunOnce(const Case& c, OwnedTensor& x, OwnedTensor& y, OwnedTensor& weight,
+                     OwnedTensor& bias, OwnedTensor& mean, OwnedTensor& rstd, OwnedTensor& dy,
+                     OwnedTensor& dx, OwnedTensor& dweight, OwnedTensor& dbias,
+                     const Variant* variant) {
+  const bool layer = c.op == Op::kLayerNorm;
+  if (c.direction == Direction::kForward) {
+    return layer ? internal::LayerNormForward(&x.t, &weight.t, &bias.t, nullptr, &y.t, &mean.t,
+                                              &rstd.t, variant)
+                 : internal::RmsNormForward(&x.t, &weight.t, nullptr, &y.t, &rstd.t, variant);
+  }
+  return layer ? internal::LayerNormBackward(&dy.t, &x.t, &mean.t, &rstd.t, &weight.t, nullptr,
+                                             &dx.t, &dweight.t, &dbias.t, variant)
+               : internal::RmsNormBackward(&dy.t, &x.t, &rstd.t, &weight.t, nullptr, &dx.t,
+                                           &dweight.t, variant);
+}
+
+void RowNorm(benchmark::State& state, Case c) {
+  std::mt19937 rng(7);
+  OwnedTensor x(c.dtype, {kRows, c.hidden}, 0.f, rng), y(c.dtype, {kRows, c.hidden}, 0.f, rng);
+  OwnedTensor dy(c.dtype, {kRows, c.hidden}, 0.f, rng), dx(c.dtype, {kRows, c.hidden}, 0.f, rng);
+  OwnedTensor weight(HALNORM_F32, {c.hidden}, 1.f, rng), bias(HALNORM_F32, {c.hidden}, 0.f, rng);
+  OwnedTensor dweight(HALNORM_F32, {c.hidden}, 0.f, rng), dbias(HALNORM_F32, {c.hidden}, 0.f, rng);
+  OwnedTensor mean(HALNORM_F32, {kRows}, 0.f, rng), rstd(HALNORM_F32, {kRows}, 0.f, rng);
+
+  const bool forward = c.direction == Direction::kForward;
+  const double stream = forward ? StreamCopyBytesPerSecond(kDramStreamElements, c.threads)
+                                : StreamAddBytesPerSecond(kDramStreamElements, c.threads);
+  halnorm_set_num_threads(c.threads);
+  // Untimed: the backward's mean/rstd, Halide's thread pool, warm caches.
+  Case fwd = c;
+  fwd.direction = Direction::kForward;
+  (void)RunOnce(fwd, x, y, weight, bias, mean, rstd, dy, dx, dweight, dbias, nullptr);
+  for (auto _ : state) {
+    absl::Status s = RunOnce(c, x, y, weight, bias, mean, rstd, dy, dx, dweight, dbias, c.variant);
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      break;
+    }
+    benchmark::ClobberMemory();
+  }
+  const double bytes = (forward ? 2.0 : 3.0) * kRows * c.hidden * internal::DtypeBytes(c.dtype);
+  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
+  state.counters["stream_GBps"] = stream / 1e9;
+  // A rate counter: divided by the elapsed time it becomes (bytes/s) / STREAM.
+  state.counters["stream_frac"] =
+      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+}
+
+void Register(const Case& c, int repetitions) {
+  const std::string name =
+      absl::StrCat(c.variant->name, "/M:", kRows, "/N:", c.hidden, "/threads:", c.threads);
+  benchmark::RegisterBenchmark(name.c_str(), RowNorm, c)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true);
+}
+
+// Dispatched variants, or with `all` every variant of the benchmarked
+// (op, direction, dtype) this CPU runs.
+void RegisterCases(bool all, int repetitions) {
+  for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
+    for (Direction direction : {Direction::kForward, Direction::kBackward}) {
+      for (halnorm_dtype dtype : kDtypes) {
+        std::vector<const Variant*> variants;
+        if (all) {
+          for (const Variant& v : internal::AllVariants()) {
+            if (v.op == op && v.direction == direction && v.dtype == dtype && !v.fused_residual &&
+                internal::HostSupports(v.isa)) {
+              variants.push_back(&v);
+            }
+          }
+        } else if (auto picked = internal::PickVariant({op, direction, dtype, false, 0, kRows});
+                   picked.ok()) {
+          variants.push_back(*picked);
+        }
+        for (const Variant* v : variants) {
+          for (int64_t hidden : kHiddenSizes) {
+            for (int threads : kThreadCounts) {
+              Register({op, direction, dtype, hidden, threads, v}, repetitions);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// --summary output: one line per case, the medians only.
+class MedianTableReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override {
+    std::printf("%-62s %8s %8s %6s\n", "case (median of repetitions)", "GB/s", "STREAM", "frac");
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.aggregate_name != "median") continue;
+      auto counter = [&](const char* name) { return run.counters.at(name).value; };
+      std::printf("%-62s %8.2f %8.2f %6.2f\n", run.run_name.function_name.c_str(),
+                  counter("bytes_per_second") / 1e9, counter("stream_GBps"),
+                  counter("stream_frac"));
+      std::fflush(stdout);
+    }
+  }
+};
+
+}  // namespace
+}  // namespace halnorm::bench
+
+int main(int argc, char** argv) {
+  using namespace halnorm::bench;
+  bool summary = false, all = false;
+  int kept = 0;
+  for (int i = 0; i < argc; i++) {
+    if (std::strcmp(argv[i], "--summary") == 0) {
+      summary = true;
+    } else if (std::strcmp(argv[i], "--all_variants") == 0) {
+      all = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  benchmark::Initialize(&argc, argv);
+  RegisterCases(all, summary ? 3 : 5);
+  if (summary) {
+    MedianTableReporter table;
+    benchmark::RunSpecifiedBenchmarks(&table);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+  return 0;
+}
