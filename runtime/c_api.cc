@@ -1,20 +1,12 @@
 // The C ABI: each entry point converts its absl::Status into a code plus the
 // thread-local message of halnorm_last_error(). Exceptions never cross it.
 #include "runtime/halnorm_c.h"
+#include "runtime/layer_norm2d.h"
 #include "runtime/row_norm.h"
 #include "runtime/status.h"
 #include "runtime/thread_limit.h"
 
 using halnorm::internal::ReportToCaller;
-
-namespace {
-
-int NotBuiltYet(const char* function) {
-  return ReportToCaller(
-      absl::UnimplementedError(absl::StrCat(function, " is not implemented yet")));
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -55,17 +47,20 @@ int halnorm_rms_norm_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
   return ReportToCaller(halnorm::internal::RmsNormBackward(dy, x, rstd, weight, opt, dx, dweight));
 }
 
-int halnorm_layer_norm2d_forward(const halnorm_tensor*, const halnorm_tensor*,
-                                 const halnorm_tensor*, halnorm_axes, float, halnorm_tensor*,
-                                 halnorm_tensor*, halnorm_tensor*) {
-  return NotBuiltYet("halnorm_layer_norm2d_forward");
+int halnorm_layer_norm2d_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                                 const halnorm_tensor* bias, halnorm_axes axes, float eps,
+                                 halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd) {
+  return ReportToCaller(
+      halnorm::internal::LayerNorm2dForward(x, weight, bias, axes, eps, y, mean, rstd));
 }
 
-int halnorm_layer_norm2d_backward(const halnorm_tensor*, const halnorm_tensor*,
-                                  const halnorm_tensor*, const halnorm_tensor*,
-                                  const halnorm_tensor*, halnorm_axes, halnorm_tensor*,
-                                  halnorm_tensor*, halnorm_tensor*) {
-  return NotBuiltYet("halnorm_layer_norm2d_backward");
+int halnorm_layer_norm2d_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                                  const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                                  const halnorm_tensor* weight, halnorm_axes axes,
+                                  halnorm_tensor* dx, halnorm_tensor* dweight,
+                                  halnorm_tensor* dbias) {
+  return ReportToCaller(
+      halnorm::internal::LayerNorm2dBackward(dy, x, mean, rstd, weight, axes, dx, dweight, dbias));
 }
 
 const char* halnorm_last_error(void) { return halnorm::internal::LastErrorMessage(); }

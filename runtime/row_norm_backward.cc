@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runtime/dispatch.h"
+#include "runtime/f32_param.h"
 #include "runtime/half_float.h"
 #include "runtime/kernel_buffer.h"
 #include "runtime/kernel_call.h"
@@ -94,9 +95,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   batch.AddPerRow("rstd", a.rstd);
   batch.Fold();
 
-  const std::vector<float> weight = a.weight ? ToF32(*a.weight, g.hidden) : std::vector<float>{};
+  F32Param weight(a.weight, g.hidden, a.x->data);
   const halide_type_t f32 = HalideType(HALNORM_F32);
-  KernelBuffer weight_buffer(a.weight ? weight.data() : a.x->data, f32, {{g.hidden, 1}});
 
   const int rows_per_chunk = RowsPerChunk(g.hidden, a.x->dtype);
   const int64_t chunks = (batch.folded_extent(0) + rows_per_chunk - 1) / rows_per_chunk;
@@ -106,8 +106,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   std::vector<float> dbias_partials(a.op == Op::kLayerNorm ? dweight_partials.size() : 0);
 
   KernelCall call(**chosen);
-  call.Bind("weight", weight_buffer.get())
-      .Bind("has_weight", a.weight != nullptr)
+  call.Bind("weight", weight.buffer())
+      .Bind("has_weight", weight.present())
       .Bind("has_dresidual", a.opt.residual != nullptr)
       .Bind("weight_offset", a.opt.weight_offset)
       .Bind("rows_per_chunk", rows_per_chunk);

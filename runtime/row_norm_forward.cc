@@ -3,8 +3,7 @@
 #include <vector>
 
 #include "runtime/dispatch.h"
-#include "runtime/half_float.h"
-#include "runtime/kernel_buffer.h"
+#include "runtime/f32_param.h"
 #include "runtime/kernel_call.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
@@ -75,19 +74,12 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   batch.AddPerRow("rstd", a.rstd);
   batch.Fold();
 
-  // Kernels take f32 parameters. An absent one gets a placeholder of the
-  // right extent that has_weight/has_bias = false keeps the kernel from reading.
-  const std::vector<float> weight = a.weight ? ToF32(*a.weight, g.hidden) : std::vector<float>{};
-  const std::vector<float> bias = a.bias ? ToF32(*a.bias, g.hidden) : std::vector<float>{};
-  const halide_type_t f32 = HalideType(HALNORM_F32);
-  KernelBuffer weight_buffer(a.weight ? weight.data() : a.x->data, f32, {{g.hidden, 1}});
-  KernelBuffer bias_buffer(a.bias ? bias.data() : a.x->data, f32, {{g.hidden, 1}});
-
+  F32Param weight(a.weight, g.hidden, a.x->data), bias(a.bias, g.hidden, a.x->data);
   KernelCall call(**chosen);
-  call.Bind("weight", weight_buffer.get())
-      .Bind("bias", bias_buffer.get())
-      .Bind("has_weight", a.weight != nullptr)
-      .Bind("has_bias", a.bias != nullptr)
+  call.Bind("weight", weight.buffer())
+      .Bind("bias", bias.buffer())
+      .Bind("has_weight", weight.present())
+      .Bind("has_bias", bias.present())
       .Bind("residual_alpha", a.opt.residual_alpha)
       .Bind("weight_offset", a.opt.weight_offset)
       .Bind("eps", a.opt.eps);

@@ -23,6 +23,8 @@ const char* OpName(Op op) {
       return "layer_norm";
     case Op::kRmsNorm:
       return "rms_norm";
+    case Op::kLayerNorm2d:
+      return "layer_norm2d";
   }
   return "?";
 }

@@ -9,7 +9,9 @@
 
 namespace halnorm::internal {
 
-enum class Op { kLayerNorm, kRmsNorm };
+// kLayerNorm2d: LayerNorm2d over C of NCHW (the channel-norm kernels); its other
+// axes and layouts run on the kLayerNorm kernels.
+enum class Op { kLayerNorm, kRmsNorm, kLayerNorm2d };
 enum class Direction { kForward, kBackward };
 
 struct Variant {

@@ -9,3 +9,9 @@ ROW_NORM_CPU_CONFIGS = {
     "x86_avx2": [{"vector_width": 8, "accumulators": 4, "rows_per_task": 16}],
     "x86_sse41": [{"vector_width": 4, "accumulators": 4, "rows_per_task": 16}],
 }
+
+CHANNEL_NORM_CPU_CONFIGS = {
+    "x86_avx512": [{"vector_width": 16, "pixels_per_task": 64}],
+    "x86_avx2": [{"vector_width": 8, "pixels_per_task": 64}],
+    "x86_sse41": [{"vector_width": 4, "pixels_per_task": 32}],
+}

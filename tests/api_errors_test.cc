@@ -338,38 +338,5 @@ TEST(NormOptionsTest, InitSetsDefaults) {
 
 // Entry points of later issues must say so, not crash or pretend to work.
 // Delete each case when its op lands (its own tests replace it).
-class UnimplementedTest : public ::testing::Test {
- protected:
-  void ExpectUnimplemented(int code) {
-    EXPECT_EQ(code, HALNORM_ERROR_UNIMPLEMENTED);
-    EXPECT_THAT(LastError(), ::testing::Not(::testing::IsEmpty()));
-  }
-
-  UnimplementedTest() {
-    for (TestTensor* tensor : {&x4_, &dy4_}) testutil::FillNormal(*tensor, 1);
-    for (TestTensor* tensor : {&mean4_, &rstd4_}) {
-      testutil::FillNormal(*tensor, 2, /*offset=*/1.0, /*scale=*/0.0);
-    }
-    testutil::FillNormal(weight4_, 3);
-  }
-
-  // LayerNorm2d over C on NCHW [2, 3, 4, 5]: weight [3], statistics [2, 4, 5].
-  TestTensor x4_{{2, 3, 4, 5}}, dy4_{{2, 3, 4, 5}}, y4_{{2, 3, 4, 5}};
-  TestTensor weight4_{{3}}, dweight4_{{3}}, dbias4_{{3}};
-  TestTensor mean4_{{2, 4, 5}}, rstd4_{{2, 4, 5}};
-};
-
-TEST_F(UnimplementedTest, LayerNorm2dForward) {
-  ExpectUnimplemented(halnorm_layer_norm2d_forward(x4_.view(), weight4_.view(), dbias4_.view(),
-                                                   HALNORM_AXES_C, 1e-5f, y4_.view(), mean4_.view(),
-                                                   rstd4_.view()));
-}
-
-TEST_F(UnimplementedTest, LayerNorm2dBackward) {
-  ExpectUnimplemented(halnorm_layer_norm2d_backward(dy4_.view(), x4_.view(), mean4_.view(),
-                                                    rstd4_.view(), weight4_.view(), HALNORM_AXES_C,
-                                                    y4_.view(), dweight4_.view(), dbias4_.view()));
-}
-
 }  // namespace
 }  // namespace halnorm

@@ -4,31 +4,54 @@ It drives which generators run, which objects link, and variants.inc, which
 the runtime, the tests and the benchmarks all include. Never keep a second list.
 """
 
-load("//schedules:configs.bzl", "ROW_NORM_CPU_CONFIGS")
+load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CPU_CONFIGS")
 load("//tools/bazel:halide.bzl", "TARGETS")
 
-# op -> the generator `kind` and the C++ enum.
-_OPS = {
-    "layer_norm": struct(cc = "kLayerNorm", kind = "layer"),
-    "rms_norm": struct(cc = "kRmsNorm", kind = "rms"),
+# A generator family: its hand configs per target and, per direction, the
+# generator, the schedule knobs it takes, and whether it also comes fused
+# with the residual add.
+_FAMILIES = {
+    "row_norm": struct(
+        configs = ROW_NORM_CPU_CONFIGS,
+        directions = {
+            "fwd": struct(
+                generator = "row_norm_forward",
+                knobs = ["vector_width", "accumulators", "rows_per_task"],
+                residual = [False, True],
+            ),
+            "bwd": struct(
+                generator = "row_norm_backward",
+                knobs = ["vector_width", "accumulators"],
+                residual = [False],
+            ),
+        },
+    ),
+    # LayerNorm2d over C of NCHW: a reduction across a strided axis.
+    "channel_norm": struct(
+        configs = CHANNEL_NORM_CPU_CONFIGS,
+        directions = {
+            "fwd": struct(
+                generator = "channel_norm_forward",
+                knobs = ["vector_width", "pixels_per_task"],
+                residual = [False],
+            ),
+            "bwd": struct(
+                generator = "channel_norm_backward",
+                knobs = ["vector_width", "pixels_per_task"],
+                residual = [False],
+            ),
+        },
+    ),
 }
 
-# direction -> generator, the schedule knobs it takes, and whether it also
-# comes fused with the residual add.
-_DIRECTIONS = {
-    "fwd": struct(
-        cc = "kForward",
-        generator = "row_norm_forward",
-        knobs = ["vector_width", "accumulators", "rows_per_task"],
-        residual = [False, True],
-    ),
-    "bwd": struct(
-        cc = "kBackward",
-        generator = "row_norm_backward",
-        knobs = ["vector_width", "accumulators"],
-        residual = [False],
-    ),
+# op -> C++ enum, generator family and the GeneratorParams that select it.
+_OPS = {
+    "layer_norm": struct(cc = "kLayerNorm", family = "row_norm", params = {"kind": "layer"}),
+    "rms_norm": struct(cc = "kRmsNorm", family = "row_norm", params = {"kind": "rms"}),
+    "layer_norm2d": struct(cc = "kLayerNorm2d", family = "channel_norm", params = {}),
 }
+
+_DIRECTION_CC = {"fwd": "kForward", "bwd": "kBackward"}
 
 # Activation dtypes (weights, statistics and accumulation are f32 inside).
 _DTYPES = {
@@ -40,13 +63,15 @@ _DTYPES = {
 def _variants():
     out = []
     for op, o in _OPS.items():
-        for direction, d in _DIRECTIONS.items():
+        family = _FAMILIES[o.family]
+        for direction, d in family.directions.items():
             for residual in d.residual:
                 for dtype, cc_dtype in _DTYPES.items():
                     for target in TARGETS:
-                        for i, knobs in enumerate(ROW_NORM_CPU_CONFIGS[target]):
+                        for i, knobs in enumerate(family.configs[target]):
                             params = {k: knobs[k] for k in d.knobs}
-                            params.update({"kind": o.kind, "dtype": dtype})
+                            params.update(o.params)
+                            params["dtype"] = dtype
                             if residual:
                                 params["residual"] = "true"
                             out.append(struct(
@@ -62,7 +87,7 @@ def _variants():
                                 target = target,
                                 params = params,
                                 cc_op = o.cc,
-                                cc_direction = d.cc,
+                                cc_direction = _DIRECTION_CC[direction],
                                 cc_dtype = cc_dtype,
                                 fused_residual = residual,
                             ))

@@ -1,0 +1,138 @@
+// Channel-norm backward: dx of LayerNorm2d over C (NCHW), plus dweight/dbias
+// partial sums per (pixel lane, channel, tile, sample) that the runtime adds
+// up in a fixed order, so the result does not depend on the thread count.
+//
+// Buffers are (p, c, s) as in the forward generator. Signature:
+//   dy, x, mean, rstd, weight, has_weight  ->  dx, dweight_partial, dbias_partial
+// Partials are (lane, c, tile, s), f32: lane < vector_width, tile =
+// p / pixels_per_task.
+#include "Halide.h"
+#include "generators/norm_types.h"
+#include "schedules/channel_norm_schedule.h"
+
+namespace halnorm {
+namespace {
+
+using namespace Halide;
+
+class ChannelNormBackward : public Generator<ChannelNormBackward> {
+ public:
+  GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
+  // Schedule knobs; pixels_per_task is also the partials' tile, so it is
+  // part of the algorithm (it fixes the summation order).
+  GeneratorParam<int> vector_width{"vector_width", 8};
+  GeneratorParam<int> pixels_per_task{"pixels_per_task", 64};
+
+  void configure() {
+    const Type act = ActivationType(dtype);
+    dy_ = add_input<Buffer<>>("dy", act, 3);
+    x_ = add_input<Buffer<>>("x", act, 3);
+    mean_ = add_input<Buffer<float>>("mean", 3);
+    rstd_ = add_input<Buffer<float>>("rstd", 3);
+    weight_ = add_input<Buffer<float>>("weight", 1);  // placeholder when !has_weight
+    has_weight_ = add_input<bool>("has_weight");
+    dx_ = add_output<Buffer<>>("dx", act, 3);
+    dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 4);
+    dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 4);
+  }
+
+  void generate() {
+    ChannelNormBackwardFuncs f;
+    f.p = Var("p");
+    f.c = Var("c");
+    f.s = Var("s");
+    f.lane = Var("lane");
+    f.tile = Var("tile");
+    const Var &p = f.p, &c = f.c, &s = f.s, &lane = f.lane, &tile = f.tile;
+    const Type act = ActivationType(dtype);
+    const int lanes = vector_width, tile_pixels = pixels_per_task;
+    Input<Buffer<>>& x = *x_;
+    Output<Buffer<>>& dx = *dx_;
+
+    // ---- Algorithm -------------------------------------------------------
+    Expr channels = x.dim(1).extent();
+    Expr pixels = x.dim(0).extent();
+    f.channels = channels;
+    Func dyf("dyf"), xhat("xhat"), g("g");
+    dyf(p, c, s) = cast<float>((*dy_)(p, c, s));
+    xhat(p, c, s) = (cast<float>(x(p, c, s)) - (*mean_)(p, 0, s)) * (*rstd_)(p, 0, s);
+    g(p, c, s) = dyf(p, c, s) * select(*has_weight_, (*weight_)(c), 1.f);
+    RDom k(0, channels, "k");
+    f.k = k;
+    f.sum_g = Func("sum_g");
+    f.sum_g(p, s) = 0.f;
+    f.sum_g(p, s) += g(p, k, s);
+    f.sum_g_xhat = Func("sum_g_xhat");
+    f.sum_g_xhat(p, s) = 0.f;
+    f.sum_g_xhat(p, s) += g(p, k, s) * xhat(p, k, s);
+    Expr inv_channels = 1.f / cast<float>(channels);
+    dx(p, c, s) =
+        StoreAs(act, (*rstd_)(p, 0, s) * (g(p, c, s) - f.sum_g(p, s) * inv_channels -
+                                          xhat(p, c, s) * f.sum_g_xhat(p, s) * inv_channels));
+
+    // Partials: pixel lane `lane` of tile `tile` sums pixels
+    // tile*tile_pixels + j*lanes + lane, j in order. Pixels past the image
+    // are skipped by the predicate and clamped for bounds inference, which
+    // ignores predicates.
+    RDom step(0, tile_pixels / lanes, "step");
+    Expr pixel = tile * tile_pixels + step * lanes + lane;
+    step.where(pixel < pixels);
+    Expr safe_pixel = min(pixel, pixels - 1);
+    f.step = step;
+    auto partial = [&](Output<Buffer<float>>& out, Expr term) {
+      out(lane, c, tile, s) = 0.f;
+      out(lane, c, tile, s) += term;
+      f.partials.push_back(out);
+    };
+    partial(*dweight_partial_, dyf(safe_pixel, c, s) * xhat(safe_pixel, c, s));
+    partial(*dbias_partial_, dyf(safe_pixel, c, s));
+
+    for (int d = 0; d < 3; d++) {
+      x.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
+      dy_->dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
+    }
+    weight_->dim(0).set_bounds(0, channels);
+    dx.dim(1).set_min(0);
+    for (Output<Buffer<float>>* out : {dweight_partial_, dbias_partial_}) {
+      out->dim(0).set_bounds(0, lanes);  // one vector of pixel lanes
+      out->dim(1).set_bounds(0, channels);
+    }
+
+    // ---- Estimates (ConvNeXt-T stage 1: 96 channels, 56x56 pixels) --------
+    const int est_pixels = 56 * 56, est_channels = 96, est_samples = 8;
+    const Region image = {{0, est_pixels}, {0, est_channels}, {0, est_samples}};
+    const Region per_pixel = {{0, est_pixels}, {0, 1}, {0, est_samples}};
+    const Region partials = {
+        {0, lanes}, {0, est_channels}, {0, est_pixels / tile_pixels + 1}, {0, est_samples}};
+    dy_->set_estimates(image);
+    x.set_estimates(image);
+    dx.set_estimates(image);
+    mean_->set_estimates(per_pixel);
+    rstd_->set_estimates(per_pixel);
+    weight_->set_estimates({{0, est_channels}});
+    has_weight_->set_estimate(true);
+    dweight_partial_->set_estimates(partials);
+    dbias_partial_->set_estimates(partials);
+
+    // ---- Schedule ---------------------------------------------------------
+    f.dx = dx;
+    f.dx_cases = {*has_weight_};
+    if (!auto_schedule) ScheduleChannelNormBackwardCpu(f, {lanes, tile_pixels});
+  }
+
+ private:
+  Input<Buffer<>>* dy_ = nullptr;
+  Input<Buffer<>>* x_ = nullptr;
+  Input<Buffer<float>>* mean_ = nullptr;
+  Input<Buffer<float>>* rstd_ = nullptr;
+  Input<Buffer<float>>* weight_ = nullptr;
+  Input<bool>* has_weight_ = nullptr;
+  Output<Buffer<>>* dx_ = nullptr;
+  Output<Buffer<float>>* dweight_partial_ = nullptr;
+  Output<Buffer<float>>* dbias_partial_ = nullptr;
+};
+
+}  // namespace
+}  // namespace halnorm
+
+HALIDE_REGISTER_GENERATOR(halnorm::ChannelNormBackward, channel_norm_backward)

@@ -1,0 +1,365 @@
+#include "runtime/layer_norm2d.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "runtime/dispatch.h"
+#include "runtime/f32_param.h"
+#include "runtime/half_float.h"
+#include "runtime/kernel_buffer.h"
+#include "runtime/kernel_call.h"
+#include "runtime/row_batch.h"
+#include "runtime/row_norm.h"
+#include "runtime/status.h"
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::internal {
+namespace {
+
+// Every tensor of one call; dy/dx only in backward, y only in forward.
+struct Args2d {
+  halnorm_axes axes;
+  float eps;
+  const halnorm_tensor* x;
+  const halnorm_tensor* dy;
+  const halnorm_tensor* weight;
+  const halnorm_tensor* bias;
+  halnorm_tensor* out;  // y (forward) or dx (backward)
+  const char* out_name;
+  const halnorm_tensor* mean;
+  const halnorm_tensor* rstd;
+  halnorm_tensor* dweight;
+  halnorm_tensor* dbias;
+
+  int64_t N() const { return x->shape[0]; }
+  int64_t C() const { return x->shape[1]; }
+  int64_t HW() const { return x->shape[2] * x->shape[3]; }
+};
+
+std::vector<int64_t> StatsShape(const Args2d& a) {
+  switch (a.axes) {
+    case HALNORM_AXES_C:
+      return {a.N(), a.x->shape[2], a.x->shape[3]};
+    case HALNORM_AXES_CHW:
+      return {a.N()};
+    default:
+      return {a.N(), a.C()};
+  }
+}
+
+absl::Status Check(const Args2d& a, bool backward) {
+  if (a.axes != HALNORM_AXES_C && a.axes != HALNORM_AXES_CHW && a.axes != HALNORM_AXES_HW) {
+    return InvalidArgument("axes: unknown value ", static_cast<int>(a.axes));
+  }
+  if (!(a.eps >= 0.f) || !std::isfinite(a.eps)) {
+    return InvalidArgument("eps must be finite and >= 0, got ", a.eps);
+  }
+  HALNORM_RETURN_IF_ERROR(CheckTensor(a.x, "x"));
+  const halnorm_tensor& x = *a.x;
+  if (x.rank != 4) return InvalidArgument("x: rank must be 4 (NCHW), got ", x.rank);
+  const auto x_shape = absl::MakeConstSpan(x.shape, 4);
+  for (auto [name, t] : {NamedTensor{backward ? "dy" : "x", backward ? a.dy : a.x},
+                         NamedTensor{a.out_name, a.out}}) {
+    HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+    HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, x.dtype, "must match x"));
+    HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, x_shape));
+  }
+  const int64_t channels[] = {a.C()};
+  for (auto [name, t] : {NamedTensor{"weight", a.weight}, NamedTensor{"bias", a.bias},
+                         NamedTensor{"dweight", a.dweight}, NamedTensor{"dbias", a.dbias}}) {
+    if (t == nullptr) continue;
+    HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+    if (t->dtype != HALNORM_F32 && t->dtype != x.dtype) {
+      return InvalidArgument(name, ": dtype ", DtypeName(t->dtype), " must be f32 or x's dtype (",
+                             DtypeName(x.dtype), ")");
+    }
+    HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, channels));
+    HALNORM_RETURN_IF_ERROR(CheckContiguousFrom(*t, name, 0));
+  }
+  for (auto [name, t] : {NamedTensor{"mean", a.mean}, NamedTensor{"rstd", a.rstd}}) {
+    if (t == nullptr) {
+      if (backward) return InvalidArgument(name, ": required by the backward pass");
+      continue;
+    }
+    HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+    HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, HALNORM_F32, "statistics are f32"));
+    HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, StatsShape(a)));
+  }
+  const int64_t normalized = a.axes == HALNORM_AXES_C     ? a.C()
+                             : a.axes == HALNORM_AXES_CHW ? a.C() * a.HW()
+                                                          : a.HW();
+  if (normalized == 0) return InvalidArgument("x: the normalized dims are empty");
+  const NamedTensor outputs[] = {{a.out_name, a.out}, {"dweight", a.dweight}, {"dbias", a.dbias}};
+  const NamedTensor inputs[] = {{"x", a.x},       {"dy", a.dy},     {"weight", a.weight},
+                                {"bias", a.bias}, {"mean", a.mean}, {"rstd", a.rstd}};
+  if (backward) return CheckOutputsDisjoint(outputs, inputs);
+  const NamedTensor stats[] = {{"mean", a.mean}, {"rstd", a.rstd}};
+  const NamedTensor fwd_outputs[] = {{a.out_name, a.out}, stats[0], stats[1]};
+  return CheckOutputsDisjoint(fwd_outputs, absl::MakeConstSpan(inputs).subspan(0, 4));
+}
+
+// H and W of an NCHW activation flatten into one contiguous pixel axis.
+bool PixelsContiguous(const halnorm_tensor& t) {
+  return (t.shape[3] == 1 || t.strides[3] == 1) && (t.shape[2] == 1 || t.strides[2] == t.shape[3]);
+}
+// Same for [N,H,W] statistics.
+bool StatPixelsContiguous(const halnorm_tensor* t) {
+  return t == nullptr || ((t->shape[2] == 1 || t->strides[2] == 1) &&
+                          (t->shape[1] == 1 || t->strides[1] == t->shape[2]));
+}
+bool ChannelsLast(const halnorm_tensor& t) { return t.shape[1] == 1 || t.strides[1] == 1; }
+
+// An NCHW tensor seen as NHWC (the rows are pixels, the feature is C).
+halnorm_tensor NhwcView(const halnorm_tensor& t) {
+  halnorm_tensor v = t;
+  const int order[] = {0, 2, 3, 1};
+  for (int d = 0; d < 4; d++) {
+    v.shape[d] = t.shape[order[d]];
+    v.strides[d] = t.strides[order[d]];
+  }
+  return v;
+}
+
+halnorm_tensor DenseF32(float* data, std::vector<int64_t> shape) {
+  halnorm_tensor t{data, HALNORM_F32, HALNORM_CPU, static_cast<int32_t>(shape.size()), {}, {}};
+  int64_t stride = 1;
+  for (int d = t.rank - 1; d >= 0; d--) {
+    t.shape[d] = shape[d];
+    t.strides[d] = stride;
+    stride *= shape[d];
+  }
+  return t;
+}
+
+int ConfigValue(const Variant& v, const char* key) {
+  const char* at = std::strstr(v.config, key);
+  return at ? std::atoi(at + std::strlen(key) + 1) : 0;
+}
+
+// ---- AXES_C on NCHW: the channel-norm kernels --------------------------
+
+absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced) {
+  const halnorm_tensor& x = *a.x;
+  const KernelRequest request{Op::kLayerNorm2d,
+                              backward ? Direction::kBackward : Direction::kForward,
+                              x.dtype,
+                              false,
+                              a.C(),
+                              a.N() * a.HW()};
+  absl::StatusOr<const Variant*> chosen = ChooseVariant(request, forced);
+  if (!chosen.ok()) return chosen.status();
+  const halide_type_t act = HalideType(x.dtype), f32 = HalideType(HALNORM_F32);
+  const int64_t n = a.N(), c = a.C(), hw = a.HW();
+  auto image = [&](const halnorm_tensor& t) {
+    return std::make_unique<KernelBuffer>(
+        t.data, act, std::initializer_list<DimSpec>{{hw, 1}, {c, t.strides[1]}, {n, t.strides[0]}});
+  };
+  // Statistics the caller does not want still need somewhere to go.
+  std::vector<float> mean_scratch(a.mean ? 0 : n * hw), rstd_scratch(a.rstd ? 0 : n * hw);
+  auto per_pixel = [&](const halnorm_tensor* t, std::vector<float>& scratch) {
+    void* data = t ? t->data : scratch.data();
+    const int64_t sample_stride = t ? t->strides[0] : hw;
+    return std::make_unique<KernelBuffer>(
+        data, f32, std::initializer_list<DimSpec>{{hw, 1}, {1, 0}, {n, sample_stride}});
+  };
+  F32Param weight(a.weight, c, x.data);
+  KernelCall call(**chosen);
+  call.Bind("weight", weight.buffer()).Bind("has_weight", weight.present());
+  auto x_buf = image(x), out_buf = image(*a.out);
+  auto mean_buf = per_pixel(a.mean, mean_scratch), rstd_buf = per_pixel(a.rstd, rstd_scratch);
+  call.Bind("x", x_buf->get())
+      .Bind(a.out_name, out_buf->get())
+      .Bind("mean", mean_buf->get())
+      .Bind("rstd", rstd_buf->get());
+  if (!backward) {
+    F32Param bias(a.bias, c, x.data);
+    call.Bind("bias", bias.buffer()).Bind("has_bias", bias.present()).Bind("eps", a.eps);
+    return call.Run();
+  }
+  auto dy_buf = image(*a.dy);
+  call.Bind("dy", dy_buf->get());
+  // Partials (lane, c, tile, s): the kernel's vector lanes and pixel tiles.
+  const int64_t lanes = ConfigValue(**chosen, "vector_width");
+  const int64_t tile = ConfigValue(**chosen, "pixels_per_task");
+  const int64_t tiles = (hw + tile - 1) / tile;
+  std::vector<float> dweight_partial(lanes * c * tiles * n), dbias_partial(dweight_partial.size());
+  const std::initializer_list<DimSpec> partial_dims = {
+      {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {n, lanes * c * tiles}};
+  KernelBuffer dw(dweight_partial.data(), f32, partial_dims),
+      db(dbias_partial.data(), f32, partial_dims);
+  call.Bind("dweight_partial", dw.get()).Bind("dbias_partial", db.get());
+  HALNORM_RETURN_IF_ERROR(call.Run());
+  // Fixed order: for each channel, samples, then tiles, then lanes.
+  auto store = [&](const std::vector<float>& partial, halnorm_tensor* out) {
+    if (out == nullptr) return;
+    std::vector<float> sum(c, 0.f);
+    for (int64_t block = 0; block < tiles * n; block++) {
+      for (int64_t ch = 0; ch < c; ch++) {
+        for (int64_t l = 0; l < lanes; l++) sum[ch] += partial[(block * c + ch) * lanes + l];
+      }
+    }
+    StoreFromF32(sum.data(), c, *out);
+  };
+  store(dweight_partial, a.dweight);
+  store(dbias_partial, a.dbias);
+  return absl::OkStatus();
+}
+
+// ---- Row-norm routes -------------------------------------------------
+
+// weight[c] repeated `per_channel` times, as f32 (absent stays absent).
+std::vector<float> Expand(const halnorm_tensor* t, int64_t channels, int64_t per_channel) {
+  if (t == nullptr) return {};
+  const std::vector<float> values = ToF32(*t, channels);
+  std::vector<float> out(channels * per_channel);
+  for (int64_t c = 0; c < channels; c++) {
+    std::fill(out.begin() + c * per_channel, out.begin() + (c + 1) * per_channel, values[c]);
+  }
+  return out;
+}
+
+// Sums each channel's `per_channel` values and stores them into `out`.
+void StoreChannelSums(const std::vector<float>& values, int64_t per_channel, halnorm_tensor* out) {
+  if (out == nullptr) return;
+  const int64_t channels = out->shape[0];
+  std::vector<float> sum(channels, 0.f);
+  for (int64_t c = 0; c < channels; c++) {
+    for (int64_t i = 0; i < per_channel; i++) sum[c] += values[c * per_channel + i];
+  }
+  StoreFromF32(sum.data(), channels, *out);
+}
+
+// One row-norm call: forward (dy == nullptr) or backward.
+absl::Status RowNorm(const Args2d& a, const halnorm_tensor& x, const halnorm_tensor* dy,
+                     const halnorm_tensor* weight, const halnorm_tensor* bias, halnorm_tensor& out,
+                     const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                     halnorm_tensor* dweight, halnorm_tensor* dbias, int normalized_rank) {
+  halnorm_norm_options opt;
+  halnorm_norm_options_init(&opt);
+  opt.eps = a.eps;
+  opt.normalized_rank = normalized_rank;
+  if (dy == nullptr) {
+    return LayerNormForward(&x, weight, bias, &opt, &out, const_cast<halnorm_tensor*>(mean),
+                            const_cast<halnorm_tensor*>(rstd));
+  }
+  return LayerNormBackward(dy, &x, mean, rstd, weight, &opt, &out, dweight, dbias);
+}
+
+// AXES_C, channels-last: rows are pixels, the feature axis is C.
+absl::Status ChannelsLastRows(const Args2d& a) {
+  halnorm_tensor x = NhwcView(*a.x), out = NhwcView(*a.out);
+  halnorm_tensor dy = a.dy ? NhwcView(*a.dy) : halnorm_tensor{};
+  return RowNorm(a, x, a.dy ? &dy : nullptr, a.weight, a.bias, out, a.mean, a.rstd, a.dweight,
+                 a.dbias, 1);
+}
+
+// AXES_CHW: a sample is one row of C*H*W; the per-channel affine becomes a
+// per-feature one by repeating each channel's value over its H*W features.
+absl::Status SampleRows(const Args2d& a) {
+  const int64_t c = a.C(), hw = a.HW();
+  const std::vector<int64_t> chw = {c, a.x->shape[2], a.x->shape[3]};
+  std::vector<float> weight = Expand(a.weight, c, hw), bias = Expand(a.bias, c, hw);
+  std::vector<float> dweight(a.dweight ? c * hw : 0), dbias(a.dbias ? c * hw : 0);
+  halnorm_tensor w = DenseF32(weight.data(), chw), b = DenseF32(bias.data(), chw);
+  halnorm_tensor dw = DenseF32(dweight.data(), chw), db = DenseF32(dbias.data(), chw);
+  halnorm_tensor out = *a.out;
+  HALNORM_RETURN_IF_ERROR(RowNorm(a, *a.x, a.dy, a.weight ? &w : nullptr, a.bias ? &b : nullptr,
+                                  out, a.mean, a.rstd, a.dweight ? &dw : nullptr,
+                                  a.dbias ? &db : nullptr, 3));
+  StoreChannelSums(dweight, hw, a.dweight);
+  StoreChannelSums(dbias, hw, a.dbias);
+  return absl::OkStatus();
+}
+
+// AXES_HW: rows are (sample, channel) planes; one row-norm call per channel
+// so its affine is a per-feature constant.
+absl::Status ChannelRows(const Args2d& a) {
+  const int64_t c_count = a.C(), hw = a.HW();
+  const std::vector<int64_t> plane = {a.x->shape[2], a.x->shape[3]};
+  const std::vector<float> weight = a.weight ? ToF32(*a.weight, c_count) : std::vector<float>{};
+  const std::vector<float> bias = a.bias ? ToF32(*a.bias, c_count) : std::vector<float>{};
+  std::vector<float> dweight(a.dweight ? c_count * hw : 0), dbias(a.dbias ? c_count * hw : 0);
+  std::vector<float> w_plane(hw), b_plane(hw);
+  // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as [N].
+  auto slice = [](const halnorm_tensor& t, int64_t c) {
+    halnorm_tensor s = t;
+    s.data = static_cast<char*>(t.data) + c * t.strides[1] * DtypeBytes(t.dtype);
+    s.rank = t.rank - 1;
+    for (int d = 1; d < s.rank; d++) {
+      s.shape[d] = t.shape[d + 1];
+      s.strides[d] = t.strides[d + 1];
+    }
+    return s;
+  };
+  for (int64_t c = 0; c < c_count; c++) {
+    std::fill(w_plane.begin(), w_plane.end(), a.weight ? weight[c] : 1.f);
+    std::fill(b_plane.begin(), b_plane.end(), a.bias ? bias[c] : 0.f);
+    halnorm_tensor w = DenseF32(w_plane.data(), plane), b = DenseF32(b_plane.data(), plane);
+    halnorm_tensor dw = DenseF32(dweight.data() + (a.dweight ? c * hw : 0), plane);
+    halnorm_tensor db = DenseF32(dbias.data() + (a.dbias ? c * hw : 0), plane);
+    halnorm_tensor x = slice(*a.x, c), out = slice(*a.out, c);
+    halnorm_tensor dy = a.dy ? slice(*a.dy, c) : halnorm_tensor{};
+    halnorm_tensor mean = a.mean ? slice(*a.mean, c) : halnorm_tensor{};
+    halnorm_tensor rstd = a.rstd ? slice(*a.rstd, c) : halnorm_tensor{};
+    HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
+                                    a.bias ? &b : nullptr, out, a.mean ? &mean : nullptr,
+                                    a.rstd ? &rstd : nullptr, a.dweight ? &dw : nullptr,
+                                    a.dbias ? &db : nullptr, 2));
+  }
+  StoreChannelSums(dweight, hw, a.dweight);
+  StoreChannelSums(dbias, hw, a.dbias);
+  return absl::OkStatus();
+}
+
+absl::Status Run(const Args2d& a, const Variant* forced) {
+  const bool backward = a.dy != nullptr;
+  HALNORM_RETURN_IF_ERROR(Check(a, backward));
+  if (NumElements(*a.x) == 0) {
+    const std::vector<float> zeros(a.C(), 0.f);
+    for (halnorm_tensor* t : {a.dweight, a.dbias}) {
+      if (t) StoreFromF32(zeros.data(), a.C(), *t);
+    }
+    return absl::OkStatus();
+  }
+  switch (a.axes) {
+    case HALNORM_AXES_CHW:
+      return SampleRows(a);
+    case HALNORM_AXES_HW:
+      return ChannelRows(a);
+    default:
+      break;
+  }
+  const bool pixels = PixelsContiguous(*a.x) && PixelsContiguous(*a.out) &&
+                      (!backward || PixelsContiguous(*a.dy)) && StatPixelsContiguous(a.mean) &&
+                      StatPixelsContiguous(a.rstd);
+  if (pixels) return ChannelKernel(a, backward, forced);
+  if (ChannelsLast(*a.x) && ChannelsLast(*a.out) && (!backward || ChannelsLast(*a.dy))) {
+    return ChannelsLastRows(a);
+  }
+  return InvalidArgument(
+      "x: AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with contiguous "
+      "H,W) or channels-last strides for every activation");
+}
+
+}  // namespace
+
+absl::Status LayerNorm2dForward(const halnorm_tensor* x, const halnorm_tensor* weight,
+                                const halnorm_tensor* bias, halnorm_axes axes, float eps,
+                                halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd,
+                                const Variant* variant) {
+  return Run({axes, eps, x, nullptr, weight, bias, y, "y", mean, rstd, nullptr, nullptr}, variant);
+}
+
+absl::Status LayerNorm2dBackward(const halnorm_tensor* dy, const halnorm_tensor* x,
+                                 const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                                 const halnorm_tensor* weight, halnorm_axes axes,
+                                 halnorm_tensor* dx, halnorm_tensor* dweight, halnorm_tensor* dbias,
+                                 const Variant* variant) {
+  // eps is unused by the backward pass (rstd carries it); 0 passes the check.
+  return Run({axes, 0.f, x, dy, weight, nullptr, dx, "dx", mean, rstd, dweight, dbias}, variant);
+}
+
+}  // namespace halnorm::internal

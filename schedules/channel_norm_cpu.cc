@@ -1,0 +1,81 @@
+// CPU schedule of the channel-norm forward pattern: a task takes a tile of
+// pixels of one sample; its C x tile block stays in cache while both
+// statistic passes and the output map read it. Everything is vectorized
+// across pixels, so the channel reductions are plain vector adds.
+#include "schedules/channel_norm_schedule.h"
+
+namespace halnorm {
+
+using Halide::Func;
+using Halide::TailStrategy;
+using Halide::Var;
+
+namespace {
+
+// Tiles of pixels of one sample are the parallel tasks. GuardWithIf: small
+// images (7x7) must not be rounded up. Tiles and samples are not fused:
+// bounds inference would lose the per-tile extent of the statistics.
+void TilePixels(Func out, Var p, Var c, Var s, Var tile, Var pixel, int pixels_per_task) {
+  out.split(p, tile, pixel, pixels_per_task, TailStrategy::GuardWithIf)
+      .reorder(pixel, c, tile, s)
+      .parallel(tile)
+      .parallel(s);
+}
+
+}  // namespace
+
+void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNormKnobs& knobs) {
+  const int vw = knobs.vector_width;
+  Var tile("tile"), pixel("pixel");
+  auto tile_pixels = [&](Func out) {
+    TilePixels(out, f.p, f.c, f.s, tile, pixel, knobs.pixels_per_task);
+  };
+  tile_pixels(f.y);
+  for (Func out : f.per_pixel_outputs) {
+    tile_pixels(out);
+    out.compute_with(f.y, tile);
+    out.vectorize(pixel, vw, TailStrategy::GuardWithIf);
+  }
+  auto vectorize_pixels = [&](Halide::Stage s) {
+    s.vectorize(pixel, vw, TailStrategy::GuardWithIf);
+  };
+  for (const Halide::Expr& c : f.affine_cases) vectorize_pixels(f.y.specialize(c));
+  vectorize_pixels(f.y);
+
+  for (Func stat : {f.mean, f.rstd}) {
+    stat.compute_at(f.y, tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
+  }
+  for (Func total : {f.sum, f.sum_sq}) {
+    total.compute_at(f.y, tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
+    total.update().reorder(f.p, f.k).vectorize(f.p, vw, TailStrategy::GuardWithIf);
+  }
+}
+
+// Backward: per tile, dx channel row by channel row (per-pixel sums in
+// cache), then the tile's dweight/dbias partials, re-reading the tile's
+// C x pixels block from L1/L2.
+void ScheduleChannelNormBackwardCpu(ChannelNormBackwardFuncs f, const CpuChannelNormKnobs& knobs) {
+  const int vw = knobs.vector_width;
+  Var pixel("pixel");
+  TilePixels(f.dx, f.p, f.c, f.s, f.tile, pixel, knobs.pixels_per_task);
+  for (const Halide::Expr& c : f.dx_cases) {
+    f.dx.specialize(c).vectorize(pixel, vw, TailStrategy::GuardWithIf);
+  }
+  f.dx.vectorize(pixel, vw, TailStrategy::GuardWithIf);
+  for (Func total : {f.sum_g, f.sum_g_xhat}) {
+    total.compute_at(f.dx, f.tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
+    total.update().reorder(f.p, f.k).vectorize(f.p, vw, TailStrategy::GuardWithIf);
+  }
+  for (Func partial : f.partials) {
+    partial.reorder(f.lane, f.c, f.tile, f.s).parallel(f.tile).parallel(f.s).vectorize(f.lane);
+    partial.update()
+        .reorder(f.lane, f.step, f.c, f.tile, f.s)
+        .parallel(f.tile)
+        .parallel(f.s)
+        .vectorize(f.lane);
+    partial.compute_with(f.dx, f.tile);
+    partial.update().compute_with(f.dx, f.tile);
+  }
+}
+
+}  // namespace halnorm

@@ -1,0 +1,46 @@
+// Schedules for the channel-norm pattern: per pixel, reduce across a
+// strided channel axis; vectorized across pixels.
+#ifndef HALNORM_SCHEDULES_CHANNEL_NORM_SCHEDULE_H_
+#define HALNORM_SCHEDULES_CHANNEL_NORM_SCHEDULE_H_
+
+#include <vector>
+
+#include "Halide.h"
+
+namespace halnorm {
+
+// The stages of generators/channel_norm_forward_generator.cc.
+struct ChannelNormForwardFuncs {
+  Halide::Func y;                               // (p, c, s)
+  std::vector<Halide::Func> per_pixel_outputs;  // (p, 0, s): mean, rstd
+  Halide::Func sum, sum_sq, mean, rstd;         // per pixel (p, s)
+  Halide::Var p, c, s;                          // pixel, channel, sample
+  Halide::RVar k;                               // the reductions' walk over channels
+  Halide::Expr channels;
+  std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
+};
+
+// The stages of generators/channel_norm_backward_generator.cc.
+struct ChannelNormBackwardFuncs {
+  Halide::Func dx;                     // (p, c, s)
+  std::vector<Halide::Func> partials;  // dweight/dbias partials, (lane, c, tile, s)
+  Halide::Func sum_g, sum_g_xhat;      // per pixel (p, s)
+  Halide::Var p, c, s, lane, tile;
+  Halide::RVar k;     // the row sums' walk over channels
+  Halide::RVar step;  // the partials' walk over a tile's pixels, a vector at a time
+  Halide::Expr channels;
+  std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
+};
+
+struct CpuChannelNormKnobs {
+  int vector_width;     // f32 lanes per SIMD register
+  int pixels_per_task;  // pixels of one sample whose channels a task reduces
+};
+
+// Funcs are handles: the copy schedules the generator's pipeline.
+void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNormKnobs& knobs);
+void ScheduleChannelNormBackwardCpu(ChannelNormBackwardFuncs f, const CpuChannelNormKnobs& knobs);
+
+}  // namespace halnorm
+
+#endif  // HALNORM_SCHEDULES_CHANNEL_NORM_SCHEDULE_H_
