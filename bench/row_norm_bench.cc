@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_support.h"
 #include "bench/stream.h"
 #include "benchmark/benchmark.h"
 #include "runtime/cpu_features.h"
@@ -39,32 +40,6 @@ constexpr int64_t kRows = 4096;
 constexpr int64_t kHiddenSizes[] = {768, 1024, 4096, 8192, 16384};
 constexpr int kThreadCounts[] = {1, 2};
 constexpr halnorm_dtype kDtypes[] = {HALNORM_F32, HALNORM_BF16};
-
-// A contiguous tensor owning its storage, filled with N(mean, 1) noise: one
-// 64 Ki-value block, tiled (drawing every value would dominate the run).
-struct OwnedTensor {
-  std::vector<char> bytes;
-  halnorm_tensor t;
-
-  OwnedTensor(halnorm_dtype dtype, std::vector<int64_t> shape, float mean, std::mt19937& rng) {
-    int64_t count = 1;
-    for (int64_t e : shape) count *= e;
-    bytes.resize(count * internal::DtypeBytes(dtype));
-    t = halnorm_tensor{bytes.data(), dtype, HALNORM_CPU, static_cast<int32_t>(shape.size()), {}, {}};
-    int64_t stride = 1;
-    for (int d = t.rank - 1; d >= 0; d--) {
-      t.shape[d] = shape[d];
-      t.strides[d] = stride;
-      stride *= shape[d];
-    }
-    std::normal_distribution<float> noise(mean, 1.f);
-    std::vector<float> block(std::min<int64_t>(count, 1 << 16));
-    for (float& v : block) v = noise(rng);
-    std::vector<float> values(count);
-    for (int64_t i = 0; i < count; i++) values[i] = block[i % block.size()];
-    internal::StoreFromF32(values.data(), count, t);
-  }
-};
 
 struct Case {
   Op op;
@@ -162,25 +137,6 @@ void RegisterCases(bool all, int repetitions) {
     }
   }
 }
-
-// --summary output: one line per case, the medians only.
-class MedianTableReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override {
-    std::printf("%-62s %8s %8s %6s\n", "case (median of repetitions)", "GB/s", "STREAM", "frac");
-    return true;
-  }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.aggregate_name != "median") continue;
-      auto counter = [&](const char* name) { return run.counters.at(name).value; };
-      std::printf("%-62s %8.2f %8.2f %6.2f\n", run.run_name.function_name.c_str(),
-                  counter("bytes_per_second") / 1e9, counter("stream_GBps"),
-                  counter("stream_frac"));
-      std::fflush(stdout);
-    }
-  }
-};
 
 }  // namespace
 }  // namespace halnorm::bench

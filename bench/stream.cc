@@ -23,7 +23,8 @@ double MedianSeconds(size_t elements, int threads, Body body) {
       pool.emplace_back([=] { body(begin, end); });
     }
     for (auto& th : pool) th.join();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rep > 0) times.push_back(seconds);  // rep 0 faults the pages in
   }
   std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());

@@ -71,21 +71,30 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
                                           xhat(p, c, s) * f.sum_g_xhat(p, s) * inv_channels));
 
     // Partials: pixel lane `lane` of tile `tile` sums pixels
-    // tile*tile_pixels + j*lanes + lane, j in order. Pixels past the image
-    // are skipped by the predicate and clamped for bounds inference, which
-    // ignores predicates.
+    // tile*tile_pixels + j*lanes + lane, j in order: first every whole
+    // vector of the tile (a predicate that does not depend on the lane, so
+    // the update stays vectorized), then the image's last, partial vector in
+    // the tile that holds it. Bounds inference ignores predicates, so the
+    // pixel is promised to be in range (a real min() would turn the dense
+    // vector loads into gathers).
+    auto clamped = [&](Expr pixel) { return unsafe_promise_clamped(pixel, 0, pixels - 1); };
     RDom step(0, tile_pixels / lanes, "step");
-    Expr pixel = tile * tile_pixels + step * lanes + lane;
-    step.where(pixel < pixels);
-    Expr safe_pixel = min(pixel, pixels - 1);
+    Expr vector_start = tile * tile_pixels + step * lanes;
+    step.where(vector_start + lanes <= pixels);
     f.step = step;
-    auto partial = [&](Output<Buffer<float>>& out, Expr term) {
+    Expr tail_start = pixels / lanes * lanes;
+    RDom tail(0, 1, "tail");
+    tail.where(tile == tail_start / tile_pixels && tail_start + lane < pixels);
+    auto partial = [&](Output<Buffer<float>>& out, Func term) {
       out(lane, c, tile, s) = 0.f;
-      out(lane, c, tile, s) += term;
+      out(lane, c, tile, s) += term(clamped(vector_start + lane), c, s);
+      out(lane, c, tile, s) += term(clamped(tail_start + lane + tail), c, s);
       f.partials.push_back(out);
     };
-    partial(*dweight_partial_, dyf(safe_pixel, c, s) * xhat(safe_pixel, c, s));
-    partial(*dbias_partial_, dyf(safe_pixel, c, s));
+    Func dy_xhat("dy_xhat");
+    dy_xhat(p, c, s) = dyf(p, c, s) * xhat(p, c, s);
+    partial(*dweight_partial_, dy_xhat);
+    partial(*dbias_partial_, dyf);
 
     for (int d = 0; d < 3; d++) {
       x.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());

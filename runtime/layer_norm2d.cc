@@ -210,26 +210,36 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
 
 // ---- Row-norm routes -------------------------------------------------
 
-// weight[c] repeated `per_channel` times, as f32 (absent stays absent).
-std::vector<float> Expand(const halnorm_tensor* t, int64_t channels, int64_t per_channel) {
+// Where channel c's i-th feature sits in a [C][HW] (NCHW) or [HW][C]
+// (channels-last) per-sample row.
+struct FeatureLayout {
+  int64_t channels, per_channel;
+  bool channels_last;
+  int64_t operator()(int64_t c, int64_t i) const {
+    return channels_last ? i * channels + c : c * per_channel + i;
+  }
+};
+
+// weight[c] repeated over its features, as f32 (absent stays absent).
+std::vector<float> Expand(const halnorm_tensor* t, const FeatureLayout& at) {
   if (t == nullptr) return {};
-  const std::vector<float> values = ToF32(*t, channels);
-  std::vector<float> out(channels * per_channel);
-  for (int64_t c = 0; c < channels; c++) {
-    std::fill(out.begin() + c * per_channel, out.begin() + (c + 1) * per_channel, values[c]);
+  const std::vector<float> values = ToF32(*t, at.channels);
+  std::vector<float> out(at.channels * at.per_channel);
+  for (int64_t c = 0; c < at.channels; c++) {
+    for (int64_t i = 0; i < at.per_channel; i++) out[at(c, i)] = values[c];
   }
   return out;
 }
 
-// Sums each channel's `per_channel` values and stores them into `out`.
-void StoreChannelSums(const std::vector<float>& values, int64_t per_channel, halnorm_tensor* out) {
+// Sums each channel's features, in feature order, and stores them in `out`.
+void StoreChannelSums(const std::vector<float>& values, const FeatureLayout& at,
+                      halnorm_tensor* out) {
   if (out == nullptr) return;
-  const int64_t channels = out->shape[0];
-  std::vector<float> sum(channels, 0.f);
-  for (int64_t c = 0; c < channels; c++) {
-    for (int64_t i = 0; i < per_channel; i++) sum[c] += values[c * per_channel + i];
+  std::vector<float> sum(at.channels, 0.f);
+  for (int64_t c = 0; c < at.channels; c++) {
+    for (int64_t i = 0; i < at.per_channel; i++) sum[c] += values[at(c, i)];
   }
-  StoreFromF32(sum.data(), channels, *out);
+  StoreFromF32(sum.data(), at.channels, *out);
 }
 
 // One row-norm call: forward (dy == nullptr) or backward.
@@ -256,21 +266,28 @@ absl::Status ChannelsLastRows(const Args2d& a) {
                  a.dbias, 1);
 }
 
-// AXES_CHW: a sample is one row of C*H*W; the per-channel affine becomes a
-// per-feature one by repeating each channel's value over its H*W features.
+// AXES_CHW: a sample is one row of C*H*W (NCHW, or H*W*C channels-last);
+// the per-channel affine becomes a per-feature one by repeating each
+// channel's value over its features.
 absl::Status SampleRows(const Args2d& a) {
-  const int64_t c = a.C(), hw = a.HW();
-  const std::vector<int64_t> chw = {c, a.x->shape[2], a.x->shape[3]};
-  std::vector<float> weight = Expand(a.weight, c, hw), bias = Expand(a.bias, c, hw);
-  std::vector<float> dweight(a.dweight ? c * hw : 0), dbias(a.dbias ? c * hw : 0);
-  halnorm_tensor w = DenseF32(weight.data(), chw), b = DenseF32(bias.data(), chw);
-  halnorm_tensor dw = DenseF32(dweight.data(), chw), db = DenseF32(dbias.data(), chw);
-  halnorm_tensor out = *a.out;
-  HALNORM_RETURN_IF_ERROR(RowNorm(a, *a.x, a.dy, a.weight ? &w : nullptr, a.bias ? &b : nullptr,
-                                  out, a.mean, a.rstd, a.dweight ? &dw : nullptr,
-                                  a.dbias ? &db : nullptr, 3));
-  StoreChannelSums(dweight, hw, a.dweight);
-  StoreChannelSums(dbias, hw, a.dbias);
+  const bool channels_last = a.C() > 1 && ChannelsLast(*a.x) && ChannelsLast(*a.out) &&
+                             (a.dy == nullptr || ChannelsLast(*a.dy));
+  const FeatureLayout at{a.C(), a.HW(), channels_last};
+  const std::vector<int64_t> row_shape =
+      channels_last ? std::vector<int64_t>{a.x->shape[2], a.x->shape[3], a.C()}
+                    : std::vector<int64_t>{a.C(), a.x->shape[2], a.x->shape[3]};
+  std::vector<float> weight = Expand(a.weight, at), bias = Expand(a.bias, at);
+  std::vector<float> dweight(a.dweight ? a.C() * a.HW() : 0), dbias(a.dbias ? a.C() * a.HW() : 0);
+  halnorm_tensor w = DenseF32(weight.data(), row_shape), b = DenseF32(bias.data(), row_shape);
+  halnorm_tensor dw = DenseF32(dweight.data(), row_shape), db = DenseF32(dbias.data(), row_shape);
+  auto view = [&](const halnorm_tensor& t) { return channels_last ? NhwcView(t) : t; };
+  halnorm_tensor x = view(*a.x), out = view(*a.out);
+  halnorm_tensor dy = a.dy ? view(*a.dy) : halnorm_tensor{};
+  HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
+                                  a.bias ? &b : nullptr, out, a.mean, a.rstd,
+                                  a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 3));
+  StoreChannelSums(dweight, at, a.dweight);
+  StoreChannelSums(dbias, at, a.dbias);
   return absl::OkStatus();
 }
 
@@ -283,6 +300,7 @@ absl::Status ChannelRows(const Args2d& a) {
   const std::vector<float> bias = a.bias ? ToF32(*a.bias, c_count) : std::vector<float>{};
   std::vector<float> dweight(a.dweight ? c_count * hw : 0), dbias(a.dbias ? c_count * hw : 0);
   std::vector<float> w_plane(hw), b_plane(hw);
+  const FeatureLayout at{c_count, hw, false};
   // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as [N].
   auto slice = [](const halnorm_tensor& t, int64_t c) {
     halnorm_tensor s = t;
@@ -309,8 +327,8 @@ absl::Status ChannelRows(const Args2d& a) {
                                     a.rstd ? &rstd : nullptr, a.dweight ? &dw : nullptr,
                                     a.dbias ? &db : nullptr, 2));
   }
-  StoreChannelSums(dweight, hw, a.dweight);
-  StoreChannelSums(dbias, hw, a.dbias);
+  StoreChannelSums(dweight, at, a.dweight);
+  StoreChannelSums(dbias, at, a.dbias);
   return absl::OkStatus();
 }
 
@@ -328,6 +346,13 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
     case HALNORM_AXES_CHW:
       return SampleRows(a);
     case HALNORM_AXES_HW:
+      // A channel's H*W values must be one contiguous run: with channels-last
+      // strides they are C apart, which no kernel here reads without a copy.
+      if (!PixelsContiguous(*a.x) || !PixelsContiguous(*a.out) ||
+          (a.dy != nullptr && !PixelsContiguous(*a.dy))) {
+        return InvalidArgument(
+            "x: AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
+      }
       return ChannelRows(a);
     default:
       break;

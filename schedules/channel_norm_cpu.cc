@@ -68,13 +68,17 @@ void ScheduleChannelNormBackwardCpu(ChannelNormBackwardFuncs f, const CpuChannel
   }
   for (Func partial : f.partials) {
     partial.reorder(f.lane, f.c, f.tile, f.s).parallel(f.tile).parallel(f.s).vectorize(f.lane);
-    partial.update()
+    partial.update(0)
         .reorder(f.lane, f.step, f.c, f.tile, f.s)
         .parallel(f.tile)
         .parallel(f.s)
         .vectorize(f.lane);
+    // The image's last partial vector: a lane-dependent guard, so scalar;
+    // it runs once per channel of one tile.
+    partial.update(1).reorder(f.lane, f.c, f.tile, f.s).parallel(f.tile).parallel(f.s);
     partial.compute_with(f.dx, f.tile);
-    partial.update().compute_with(f.dx, f.tile);
+    partial.update(0).compute_with(f.dx, f.tile);
+    partial.update(1).compute_with(f.dx, f.tile);
   }
 }
 

@@ -29,6 +29,7 @@ double Tolerance(internal::Op op, internal::Direction direction, halnorm_dtype d
   switch (op) {  // No default: adding an Op must add its policy here.
     case internal::Op::kLayerNorm:
     case internal::Op::kRmsNorm:
+    case internal::Op::kLayerNorm2d:  // a LayerNorm over each normalized set
       f32_tolerance = forward ? 1e-5 : 2e-5;
       break;
   }

@@ -28,6 +28,12 @@
 //                 mean/rstd by an ulp of h over the row length.
 //   dweight, dbias: sums over rows, whose independent rounding errors grow
 //                 like sqrt(rows); RowSumTolerance scales tol by that.
+//   LayerNorm2d   the LayerNorm numbers: each normalized set (a pixel's C
+//                 values, a sample's C*H*W, a channel's H*W) is a LayerNorm
+//                 row, the same f32 two-pass statistics and dx formula with
+//                 the affine per channel. dweight[c]/dbias[c] sum the
+//                 N*H*W elements of channel c (for every axes): that is the
+//                 `rows` of its RowSumTolerance.
 //
 // Measured worst errors over the whole case list (x86 AVX2 and SSE4.1
 // variants; the test property "<output>_error" of each test records them):
@@ -36,6 +42,9 @@
 //                  sqrt(rows) factor)
 //   f16   forward  y 4.8e-4, backward dx 4.6e-4 (half an ulp: 4.9e-4)
 //   bf16  forward  y 3.9e-3, backward dx 3.8e-3 (half an ulp: 3.9e-3)
+//   LayerNorm2d (layer_norm2d_test, AVX2/SSE4.1 and dispatched; the sums
+//   unscaled): f32 y 3.6e-6, mean 1.6e-6, dx 4.2e-7, dweight 1.1e-4 over
+//   6272 elements; f16 y 4.1e-4, dx 4.0e-4; bf16 y 3.3e-3, dx 3.1e-3.
 #ifndef HALNORM_TESTS_TOLERANCE_H_
 #define HALNORM_TESTS_TOLERANCE_H_
 

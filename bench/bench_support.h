@@ -1,0 +1,65 @@
+// Pieces the benchmark binaries share: owned tensors and the --summary table.
+#ifndef HALNORM_BENCH_BENCH_SUPPORT_H_
+#define HALNORM_BENCH_BENCH_SUPPORT_H_
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "runtime/half_float.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::bench {
+
+// A contiguous tensor owning its storage, filled with N(mean, 1) noise: one
+// 64 Ki-value block, tiled (drawing every value would dominate the run).
+struct OwnedTensor {
+  std::vector<char> bytes;
+  halnorm_tensor t;
+
+  OwnedTensor(halnorm_dtype dtype, std::vector<int64_t> shape, float mean, std::mt19937& rng) {
+    int64_t count = 1;
+    for (int64_t e : shape) count *= e;
+    bytes.resize(count * internal::DtypeBytes(dtype));
+    t = halnorm_tensor{bytes.data(), dtype, HALNORM_CPU, static_cast<int32_t>(shape.size()),
+                       {},           {}};
+    int64_t stride = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+      t.shape[d] = shape[d];
+      t.strides[d] = stride;
+      stride *= shape[d];
+    }
+    std::normal_distribution<float> noise(mean, 1.f);
+    std::vector<float> block(std::min<int64_t>(count, 1 << 16));
+    for (float& v : block) v = noise(rng);
+    std::vector<float> values(count);
+    for (int64_t i = 0; i < count; i++) values[i] = block[i % block.size()];
+    internal::StoreFromF32(values.data(), count, t);
+  }
+};
+
+// --summary output: one line per case, the medians only.
+class MedianTableReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override {
+    std::printf("%-62s %8s %8s %6s\n", "case (median of repetitions)", "GB/s", "STREAM", "frac");
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.aggregate_name != "median") continue;
+      auto counter = [&](const char* name) { return run.counters.at(name).value; };
+      std::printf("%-62s %8.2f %8.2f %6.2f\n", run.run_name.function_name.c_str(),
+                  counter("bytes_per_second") / 1e9, counter("stream_GBps"),
+                  counter("stream_frac"));
+      std::fflush(stdout);
+    }
+  }
+};
+
+}  // namespace halnorm::bench
+
+#endif  // HALNORM_BENCH_BENCH_SUPPORT_H_
