@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -59,6 +60,34 @@ class MedianTableReporter : public benchmark::BenchmarkReporter {
     }
   }
 };
+
+// Removes `flag` from argv (so Google Benchmark does not see it); true if
+// it was there.
+inline bool TakeFlag(int& argc, char** argv, const char* flag) {
+  bool found = false;
+  int kept = 0;
+  for (int i = 0; i < argc; i++) {
+    if (std::strcmp(argv[i], flag) == 0) {
+      found = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return found;
+}
+
+// Runs what is registered: the median table with --summary, else Google
+// Benchmark's own console output.
+inline void RunRegistered(bool summary) {
+  if (summary) {
+    MedianTableReporter table;
+    benchmark::RunSpecifiedBenchmarks(&table);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+}
 
 }  // namespace halnorm::bench
 

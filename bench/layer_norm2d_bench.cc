@@ -7,7 +7,6 @@
 // 3*numel*s; stream_frac as in row_norm_bench.
 //
 //   bazel run //bench:layer_norm2d_bench [-- --summary]
-#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -176,24 +175,9 @@ void RegisterCases(int repetitions) {
 
 int main(int argc, char** argv) {
   using namespace halnorm::bench;
-  bool summary = false;
-  int kept = 0;
-  for (int i = 0; i < argc; i++) {
-    if (std::strcmp(argv[i], "--summary") == 0) {
-      summary = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
+  const bool summary = TakeFlag(argc, argv, "--summary");
   benchmark::Initialize(&argc, argv);
   RegisterCases(summary ? 3 : 5);
-  if (summary) {
-    MedianTableReporter table;
-    benchmark::RunSpecifiedBenchmarks(&table);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
+  RunRegistered(summary);
   return 0;
 }

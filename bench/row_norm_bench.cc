@@ -12,7 +12,6 @@
 //   bazel run //bench:row_norm_bench -- --summary        # medians as one table
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -143,26 +142,10 @@ void RegisterCases(bool all, int repetitions) {
 
 int main(int argc, char** argv) {
   using namespace halnorm::bench;
-  bool summary = false, all = false;
-  int kept = 0;
-  for (int i = 0; i < argc; i++) {
-    if (std::strcmp(argv[i], "--summary") == 0) {
-      summary = true;
-    } else if (std::strcmp(argv[i], "--all_variants") == 0) {
-      all = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
+  const bool summary = TakeFlag(argc, argv, "--summary");
+  const bool all = TakeFlag(argc, argv, "--all_variants");
   benchmark::Initialize(&argc, argv);
   RegisterCases(all, summary ? 3 : 5);
-  if (summary) {
-    MedianTableReporter table;
-    benchmark::RunSpecifiedBenchmarks(&table);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
-  benchmark::Shutdown();
+  RunRegistered(summary);
   return 0;
 }

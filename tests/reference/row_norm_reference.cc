@@ -4,23 +4,10 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "tests/reference/size_checks.h"
+
 namespace halnorm::reference {
 namespace {
-
-// A malformed oracle call is a bug in the test itself: fail loudly.
-void CheckSizes(bool ok, const char* function) {
-  if (ok) return;
-  std::cerr << "reference::" << function << ": inconsistent sizes\n";
-  std::abort();
-}
-
-bool SizeIs(absl::Span<const double> values, int64_t size) {
-  return values.size() == static_cast<size_t>(size);
-}
-
-bool EmptyOrSize(absl::Span<const double> values, int64_t size) {
-  return values.empty() || SizeIs(values, size);
-}
 
 std::vector<double> EffectiveWeight(const Options& options, absl::Span<const double> weight,
                                     int64_t hidden) {
