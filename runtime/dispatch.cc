@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "runtime/status.h"
 
 namespace halnorm::internal {
@@ -65,10 +64,6 @@ absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& req
   }
   return absl::OkStatus();
 }
-
-}  // namespace halnorm::internal
-
-namespace halnorm::internal {
 
 absl::StatusOr<const Variant*> ChooseVariant(const KernelRequest& request, const Variant* forced) {
   if (forced == nullptr) return PickVariant(request);
