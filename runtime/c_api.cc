@@ -1,12 +1,32 @@
 // The C ABI: each entry point converts its absl::Status into a code plus the
-// thread-local message of halnorm_last_error(). Exceptions never cross it.
+// thread-local message of halnorm_last_error(). Exceptions never cross it:
+// a failed allocation (scratch, partial sums) becomes an error code.
+#include <exception>
+#include <new>
+
 #include "runtime/halnorm_c.h"
 #include "runtime/layer_norm2d.h"
 #include "runtime/row_norm.h"
 #include "runtime/status.h"
 #include "runtime/thread_limit.h"
 
-using halnorm::internal::ReportToCaller;
+namespace {
+
+// Runs one entry point's body and reports its status, turning exceptions
+// (std::bad_alloc from scratch buffers) into HALNORM_ERROR_KERNEL.
+template <typename Body>
+int Report(Body body) {
+  using halnorm::internal::ReportToCaller;
+  try {
+    return ReportToCaller(body());
+  } catch (const std::bad_alloc&) {
+    return ReportToCaller(absl::ResourceExhaustedError("out of memory for scratch buffers"));
+  } catch (const std::exception& e) {
+    return ReportToCaller(absl::InternalError(e.what()));
+  }
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -22,7 +42,8 @@ void halnorm_norm_options_init(halnorm_norm_options* opt) {
 int halnorm_layer_norm_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
                                const halnorm_tensor* bias, const halnorm_norm_options* opt,
                                halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd) {
-  return ReportToCaller(halnorm::internal::LayerNormForward(x, weight, bias, opt, y, mean, rstd));
+  return Report(
+      [&] { return halnorm::internal::LayerNormForward(x, weight, bias, opt, y, mean, rstd); });
 }
 
 int halnorm_layer_norm_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
@@ -30,28 +51,31 @@ int halnorm_layer_norm_backward(const halnorm_tensor* dy, const halnorm_tensor* 
                                 const halnorm_tensor* weight, const halnorm_norm_options* opt,
                                 halnorm_tensor* dx, halnorm_tensor* dweight,
                                 halnorm_tensor* dbias) {
-  return ReportToCaller(
-      halnorm::internal::LayerNormBackward(dy, x, mean, rstd, weight, opt, dx, dweight, dbias));
+  return Report([&] {
+    return halnorm::internal::LayerNormBackward(dy, x, mean, rstd, weight, opt, dx, dweight, dbias);
+  });
 }
 
 int halnorm_rms_norm_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
                              const halnorm_norm_options* opt, halnorm_tensor* y,
                              halnorm_tensor* rstd) {
-  return ReportToCaller(halnorm::internal::RmsNormForward(x, weight, opt, y, rstd));
+  return Report([&] { return halnorm::internal::RmsNormForward(x, weight, opt, y, rstd); });
 }
 
 int halnorm_rms_norm_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
                               const halnorm_tensor* rstd, const halnorm_tensor* weight,
                               const halnorm_norm_options* opt, halnorm_tensor* dx,
                               halnorm_tensor* dweight) {
-  return ReportToCaller(halnorm::internal::RmsNormBackward(dy, x, rstd, weight, opt, dx, dweight));
+  return Report(
+      [&] { return halnorm::internal::RmsNormBackward(dy, x, rstd, weight, opt, dx, dweight); });
 }
 
 int halnorm_layer_norm2d_forward(const halnorm_tensor* x, const halnorm_tensor* weight,
                                  const halnorm_tensor* bias, halnorm_axes axes, float eps,
                                  halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd) {
-  return ReportToCaller(
-      halnorm::internal::LayerNorm2dForward(x, weight, bias, axes, eps, y, mean, rstd));
+  return Report([&] {
+    return halnorm::internal::LayerNorm2dForward(x, weight, bias, axes, eps, y, mean, rstd);
+  });
 }
 
 int halnorm_layer_norm2d_backward(const halnorm_tensor* dy, const halnorm_tensor* x,
@@ -59,8 +83,10 @@ int halnorm_layer_norm2d_backward(const halnorm_tensor* dy, const halnorm_tensor
                                   const halnorm_tensor* weight, halnorm_axes axes,
                                   halnorm_tensor* dx, halnorm_tensor* dweight,
                                   halnorm_tensor* dbias) {
-  return ReportToCaller(
-      halnorm::internal::LayerNorm2dBackward(dy, x, mean, rstd, weight, axes, dx, dweight, dbias));
+  return Report([&] {
+    return halnorm::internal::LayerNorm2dBackward(dy, x, mean, rstd, weight, axes, dx, dweight,
+                                                  dbias);
+  });
 }
 
 const char* halnorm_last_error(void) { return halnorm::internal::LastErrorMessage(); }
