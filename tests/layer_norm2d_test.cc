@@ -23,6 +23,7 @@
 #include "tests/layer_norm2d_problems.h"
 #include "tests/reference/layer_norm2d_reference.h"
 #include "tests/test_tensors.h"
+#include "tests/thread_count_check.h"
 #include "tests/tolerance.h"
 #include "tests/variant_params.h"
 
@@ -204,25 +205,11 @@ INSTANTIATE_TEST_SUITE_P(EveryWayToRun, LayerNorm2dBackwardConfigTest,
 // Enough pixels (2*28*28) and samples for several parallel tasks and chunks.
 constexpr Nchw kThreadsShape = {2, 96, 28, 28};
 
-// Runs `Problem` once on one thread and once on two; every output byte must agree.
 template <typename Problem>
 void ExpectThreadCountDoesNotMatter(const LayerNorm2dCase& c) {
-  Problem one_thread(c);
-  Problem two_threads(c);
-  halnorm_set_num_threads(1);
-  const absl::Status one_status = one_thread.Run();
-  halnorm_set_num_threads(2);
-  const absl::Status two_status = two_threads.Run();
-  halnorm_set_num_threads(0);  // back to the default: one per core
-  ASSERT_TRUE(one_status.ok()) << one_status;
-  ASSERT_TRUE(two_status.ok()) << two_status;
-  const std::vector<const testutil::TestTensor*> one = one_thread.Outputs();
-  const std::vector<const testutil::TestTensor*> two = two_threads.Outputs();
-  ASSERT_EQ(one.size(), two.size());
-  for (size_t i = 0; i < one.size(); ++i) {
-    EXPECT_TRUE(one[i]->bytes() == two[i]->bytes()) << "output " << i << " differs";
-  }
-  one_thread.ExpectMatchesReference();
+  Problem one_thread(c), two_threads(c);
+  testutil::ExpectThreadCountDoesNotMatter(one_thread, two_threads,
+                                           [](Problem& p) { return p.Run(); });
 }
 
 TEST_P(LayerNorm2dForwardThreadsTest, ThreadCountDoesNotChangeResults) {

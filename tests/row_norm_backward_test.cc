@@ -20,6 +20,7 @@
 #include "tests/row_norm_backward_problem.h"
 #include "tests/row_norm_cases.h"
 #include "tests/test_tensors.h"
+#include "tests/thread_count_check.h"
 #include "tests/tolerance.h"
 #include "tests/variant_params.h"
 
@@ -126,21 +127,9 @@ TEST_P(RowNormBackwardVariantTest, NonUniformWeightEntersTheRowMeans) {
 // any output may depend on how many threads ran.
 TEST_P(RowNormBackwardVariantTest, ThreadCountDoesNotChangeResults) {
   const RowNormCase c = MatrixCase(*GetParam(), 1000, 257);
-  BackwardProblem one_thread(c);
-  BackwardProblem two_threads(c);
-  halnorm_set_num_threads(1);
-  const absl::Status one_status = one_thread.Run(GetParam());
-  halnorm_set_num_threads(2);
-  const absl::Status two_status = two_threads.Run(GetParam());
-  halnorm_set_num_threads(0);  // back to the default: one per core
-  ASSERT_TRUE(one_status.ok()) << one_status;
-  ASSERT_TRUE(two_status.ok()) << two_status;
-  EXPECT_TRUE(one_thread.dx().bytes() == two_threads.dx().bytes()) << "dx";
-  EXPECT_TRUE(one_thread.dweight()->bytes() == two_threads.dweight()->bytes()) << "dweight";
-  if (one_thread.dbias()) {
-    EXPECT_TRUE(one_thread.dbias()->bytes() == two_threads.dbias()->bytes()) << "dbias";
-  }
-  one_thread.ExpectMatchesReference();
+  BackwardProblem one_thread(c), two_threads(c);
+  testutil::ExpectThreadCountDoesNotMatter(one_thread, two_threads,
+                                           [&](BackwardProblem& p) { return p.Run(GetParam()); });
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, RowNormBackwardVariantTest,

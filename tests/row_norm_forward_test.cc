@@ -18,6 +18,7 @@
 #include "tests/row_norm_cases.h"
 #include "tests/row_norm_forward_problem.h"
 #include "tests/test_tensors.h"
+#include "tests/thread_count_check.h"
 #include "tests/tolerance.h"
 #include "tests/variant_params.h"
 
@@ -92,22 +93,9 @@ TEST_P(RowNormForwardVariantTest, NonFiniteStaysInItsRow) {
 // Rows are independent, so splitting them across threads must not change a bit.
 TEST_P(RowNormForwardVariantTest, ThreadCountDoesNotChangeResults) {
   const RowNormCase c = MatrixCase(*GetParam(), 256, 1000);
-  ForwardProblem one_thread(c);
-  ForwardProblem two_threads(c);
-  halnorm_set_num_threads(1);
-  const absl::Status one_status = one_thread.Run(GetParam());
-  halnorm_set_num_threads(2);
-  const absl::Status two_status = two_threads.Run(GetParam());
-  halnorm_set_num_threads(0);  // back to the default: one per core
-  ASSERT_TRUE(one_status.ok()) << one_status;
-  ASSERT_TRUE(two_status.ok()) << two_status;
-  const std::vector<const testutil::TestTensor*> one = one_thread.Outputs();
-  const std::vector<const testutil::TestTensor*> two = two_threads.Outputs();
-  ASSERT_EQ(one.size(), two.size());
-  for (size_t i = 0; i < one.size(); ++i) {
-    EXPECT_TRUE(one[i]->bytes() == two[i]->bytes()) << "output " << i << " differs";
-  }
-  one_thread.ExpectMatchesReference();
+  ForwardProblem one_thread(c), two_threads(c);
+  testutil::ExpectThreadCountDoesNotMatter(one_thread, two_threads,
+                                           [&](ForwardProblem& p) { return p.Run(GetParam()); });
 }
 
 // A forced variant must fit the call: fused or not as the call's residual.
