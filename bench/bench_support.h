@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -51,6 +52,15 @@ class MedianTableReporter : public benchmark::BenchmarkReporter {
   }
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
+      if (run.error_occurred) {
+        // Once per case, not once per repetition.
+        if (run.run_name.function_name != last_skipped_) {
+          std::printf("%-62s skipped: %s\n", run.run_name.function_name.c_str(),
+                      run.error_message.c_str());
+          last_skipped_ = run.run_name.function_name;
+        }
+        continue;
+      }
       if (run.aggregate_name != "median") continue;
       auto counter = [&](const char* name) { return run.counters.at(name).value; };
       std::printf("%-62s %8.2f %8.2f %6.2f\n", run.run_name.function_name.c_str(),
@@ -59,6 +69,9 @@ class MedianTableReporter : public benchmark::BenchmarkReporter {
       std::fflush(stdout);
     }
   }
+
+ private:
+  std::string last_skipped_;
 };
 
 // Removes `flag` from argv (so Google Benchmark does not see it); true if

@@ -1,5 +1,6 @@
 // LayerNorm and RMSNorm, forward and backward, f32 and bf16, M=4096 rows x
-// N in {768, 1024, 4096, 8192, 16384}, 1 and 2 threads.
+// N in {768, 1024, 4096, 8192, 16384}, 1 and 2 threads; and oneDNN 2.6's
+// layer normalization on the same LayerNorm problems (it has no RMSNorm).
 //
 // Reports logical bytes/s (forward 2*M*N*s: read x, write y; backward
 // 3*M*N*s: read dy and x, write dx) and stream_frac: that rate over STREAM
@@ -18,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_support.h"
+#include "bench/onednn_peer.h"
 #include "bench/stream.h"
 #include "benchmark/benchmark.h"
 #include "runtime/cpu_features.h"
@@ -97,6 +99,48 @@ void RowNorm(benchmark::State& state, Case c) {
       benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
 }
 
+// The same LayerNorm problem on oneDNN (scale and shift, training forward).
+void OneDnn(benchmark::State& state, Case c) {
+  const bool forward = c.direction == Direction::kForward;
+  std::unique_ptr<OneDnnLayerNorm> peer;
+  if (absl::Status s = OneDnnLayerNorm::Create(c.dtype, kRows, c.hidden, !forward, &peer);
+      !s.ok()) {
+    state.SkipWithError(std::string(s.message()).c_str());
+    return;
+  }
+  const double stream = forward ? StreamCopyBytesPerSecond(kDramStreamElements, c.threads)
+                                : StreamAddBytesPerSecond(kDramStreamElements, c.threads);
+  OneDnnLayerNorm::SetThreads(c.threads);
+  peer->Run();  // untimed warm-up
+  for (auto _ : state) peer->Run();
+  const double bytes = (forward ? 2.0 : 3.0) * kRows * c.hidden * internal::DtypeBytes(c.dtype);
+  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
+  state.counters["stream_GBps"] = stream / 1e9;
+  state.counters["stream_frac"] =
+      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+}
+
+void RegisterOneDnn(int repetitions) {
+  for (Direction direction : {Direction::kForward, Direction::kBackward}) {
+    for (halnorm_dtype dtype : kDtypes) {
+      for (int64_t hidden : kHiddenSizes) {
+        for (int threads : kThreadCounts) {
+          const std::string name = absl::StrCat(
+              "onednn_layer_norm_", internal::DirectionName(direction), "_",
+              internal::DtypeName(dtype), "/M:", kRows, "/N:", hidden, "/threads:", threads);
+          benchmark::RegisterBenchmark(
+              name.c_str(), OneDnn,
+              Case{Op::kLayerNorm, direction, dtype, hidden, threads, nullptr})
+              ->UseRealTime()
+              ->Unit(benchmark::kMicrosecond)
+              ->Repetitions(repetitions)
+              ->ReportAggregatesOnly(true);
+        }
+      }
+    }
+  }
+}
+
 void Register(const Case& c, int repetitions) {
   const std::string name =
       absl::StrCat(c.variant->name, "/M:", kRows, "/N:", c.hidden, "/threads:", c.threads);
@@ -146,6 +190,7 @@ int main(int argc, char** argv) {
   const bool all = TakeFlag(argc, argv, "--all_variants");
   benchmark::Initialize(&argc, argv);
   RegisterCases(all, summary ? 3 : 5);
+  RegisterOneDnn(summary ? 3 : 5);
   RunRegistered(summary);
   return 0;
 }

@@ -10,6 +10,7 @@ packages=(
   libabsl-dev              # absl::Status, Span, flags, StrFormat
   libgtest-dev libgmock-dev
   libbenchmark-dev
+  libdnnl-dev              # oneDNN 2.6: benchmark peer
 )
 
 missing=()

@@ -1,0 +1,36 @@
+// oneDNN 2.6 layer normalization as a benchmark peer: the same problem as
+// halnorm's (M rows x N, scale and shift, statistics kept for backward).
+// oneDNN 2.6 has no RMSNorm flag, so there is no RMS peer here.
+#ifndef HALNORM_BENCH_ONEDNN_PEER_H_
+#define HALNORM_BENCH_ONEDNN_PEER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "runtime/halnorm_c.h"
+
+namespace halnorm::bench {
+
+class OneDnnLayerNorm {
+ public:
+  // Creates the primitive(s) and buffers; an error when oneDNN has no
+  // implementation (e.g. bf16 on a CPU without avx512_core).
+  static absl::Status Create(halnorm_dtype dtype, int64_t rows, int64_t hidden, bool backward,
+                             std::unique_ptr<OneDnnLayerNorm>* out);
+  ~OneDnnLayerNorm();
+
+  // One forward (training: writes mean/variance) or backward pass.
+  void Run();
+  static void SetThreads(int threads);
+
+ private:
+  struct State;
+  explicit OneDnnLayerNorm(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace halnorm::bench
+
+#endif  // HALNORM_BENCH_ONEDNN_PEER_H_
