@@ -1,6 +1,7 @@
 // LayerNorm and RMSNorm, forward and backward, f32 and bf16, M=4096 rows x
 // N in {768, 1024, 4096, 8192, 16384}, 1 and 2 threads; and oneDNN 2.6's
-// layer normalization on the same LayerNorm problems (it has no RMSNorm).
+// layer normalization on the same LayerNorm problems (it has no RMSNorm),
+// and a naive C++ loop (f32) on both ops.
 //
 // Reports logical bytes/s (forward 2*M*N*s: read x, write y; backward
 // 3*M*N*s: read dy and x, write dx) and stream_frac: that rate over STREAM
@@ -19,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_support.h"
+#include "bench/naive_peer.h"
 #include "bench/onednn_peer.h"
 #include "bench/stream.h"
 #include "benchmark/benchmark.h"
@@ -141,6 +143,41 @@ void RegisterOneDnn(int repetitions) {
   }
 }
 
+// The naive C++ loop on the same f32 problem.
+void Naive(benchmark::State& state, Case c) {
+  const bool forward = c.direction == Direction::kForward;
+  NaiveRowNorm peer(c.op == Op::kRmsNorm, kRows, c.hidden);
+  const double stream = forward ? StreamCopyBytesPerSecond(kDramStreamElements, c.threads)
+                                : StreamAddBytesPerSecond(kDramStreamElements, c.threads);
+  peer.Forward(c.threads);  // untimed: statistics for the backward, warm pages
+  for (auto _ : state) forward ? peer.Forward(c.threads) : peer.Backward(c.threads);
+  const double bytes = (forward ? 2.0 : 3.0) * kRows * c.hidden * sizeof(float);
+  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
+  state.counters["stream_GBps"] = stream / 1e9;
+  state.counters["stream_frac"] =
+      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+}
+
+void RegisterNaive(int repetitions) {
+  for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
+    for (Direction direction : {Direction::kForward, Direction::kBackward}) {
+      for (int64_t hidden : kHiddenSizes) {
+        for (int threads : kThreadCounts) {
+          const std::string name =
+              absl::StrCat("naive_", internal::OpName(op), "_", internal::DirectionName(direction),
+                           "_f32/M:", kRows, "/N:", hidden, "/threads:", threads);
+          benchmark::RegisterBenchmark(name.c_str(), Naive,
+                                       Case{op, direction, HALNORM_F32, hidden, threads, nullptr})
+              ->UseRealTime()
+              ->Unit(benchmark::kMicrosecond)
+              ->Repetitions(repetitions)
+              ->ReportAggregatesOnly(true);
+        }
+      }
+    }
+  }
+}
+
 void Register(const Case& c, int repetitions) {
   const std::string name =
       absl::StrCat(c.variant->name, "/M:", kRows, "/N:", c.hidden, "/threads:", c.threads);
@@ -191,6 +228,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   RegisterCases(all, summary ? 3 : 5);
   RegisterOneDnn(summary ? 3 : 5);
+  RegisterNaive(summary ? 3 : 5);
   RunRegistered(summary);
   return 0;
 }
