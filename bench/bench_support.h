@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/stream.h"
 #include "benchmark/benchmark.h"
 #include "runtime/half_float.h"
 #include "runtime/halnorm_c.h"
@@ -73,6 +74,34 @@ class MedianTableReporter : public benchmark::BenchmarkReporter {
  private:
   std::string last_skipped_;
 };
+
+// STREAM measured now at `threads`: copy for a forward pass, add for a
+// backward one (their logical traffic: 2 vs 3 streams).
+inline double PairedStream(bool forward, int threads) {
+  return forward ? StreamCopyBytesPerSecond(kDramStreamElements, threads)
+                 : StreamAddBytesPerSecond(kDramStreamElements, threads);
+}
+
+// bytes_per_second plus stream_GBps and stream_frac: a rate counter, which
+// Google Benchmark divides by the elapsed time, so it reads (bytes/s)/STREAM.
+inline void SetBandwidthCounters(benchmark::State& state, double bytes_per_iteration,
+                                 double stream) {
+  const double bytes = bytes_per_iteration * state.iterations();
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.counters["stream_GBps"] = stream / 1e9;
+  state.counters["stream_frac"] = benchmark::Counter(bytes / stream, benchmark::Counter::kIsRate);
+}
+
+// Registers one case with the options every suite uses: wall time,
+// microseconds, medians of `repetitions`.
+template <typename Fn, typename Case>
+void RegisterCase(const std::string& name, Fn fn, const Case& c, int repetitions) {
+  benchmark::RegisterBenchmark(name.c_str(), fn, c)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true);
+}
 
 // Removes `flag` from argv (so Google Benchmark does not see it); true if
 // it was there.

@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/bench_support.h"
-#include "bench/stream.h"
 #include "benchmark/benchmark.h"
 #include "runtime/layer_norm2d.h"
 #include "runtime/row_norm.h"
@@ -91,8 +90,7 @@ void LayerNorm2d(benchmark::State& state, Case c) {
   y_nhwc.t.data = y_nhwc.bytes.data();
 
   const bool backward = c.path == Path::kBackward;
-  const double stream = backward ? StreamAddBytesPerSecond(kDramStreamElements, c.threads)
-                                 : StreamCopyBytesPerSecond(kDramStreamElements, c.threads);
+  const double stream = PairedStream(!backward, c.threads);
   halnorm_set_num_threads(c.threads);
   auto forward = [&] {
     return internal::LayerNorm2dForward(&x.t, &weight.t, &bias.t, c.axes, 1e-6f, &y.t, &mean,
@@ -132,10 +130,7 @@ void LayerNorm2d(benchmark::State& state, Case c) {
   }
   const double bytes =
       (backward ? 3.0 : 2.0) * s.n * s.c * s.h * s.w * internal::DtypeBytes(c.dtype);
-  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
-  state.counters["stream_GBps"] = stream / 1e9;
-  state.counters["stream_frac"] =
-      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+  SetBandwidthCounters(state, bytes, stream);
 }
 
 const char* AxesName(halnorm_axes axes) {
@@ -162,11 +157,7 @@ void RegisterCases(int repetitions) {
     const std::string name = absl::StrCat(
         "layer_norm2d_", AxesName(c.axes), "_", path, "_", internal::DtypeName(c.dtype), "/",
         c.shape.n, "x", c.shape.c, "x", c.shape.h, "x", c.shape.w, "/threads:", c.threads);
-    benchmark::RegisterBenchmark(name.c_str(), LayerNorm2d, c)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond)
-        ->Repetitions(repetitions)
-        ->ReportAggregatesOnly(true);
+    RegisterCase(name, LayerNorm2d, c, repetitions);
   }
 }
 

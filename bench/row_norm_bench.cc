@@ -22,7 +22,6 @@
 #include "bench/bench_support.h"
 #include "bench/naive_peer.h"
 #include "bench/onednn_peer.h"
-#include "bench/stream.h"
 #include "benchmark/benchmark.h"
 #include "runtime/cpu_features.h"
 #include "runtime/dispatch.h"
@@ -78,8 +77,7 @@ void RowNorm(benchmark::State& state, Case c) {
   OwnedTensor mean(HALNORM_F32, {kRows}, 0.f, rng), rstd(HALNORM_F32, {kRows}, 0.f, rng);
 
   const bool forward = c.direction == Direction::kForward;
-  const double stream = forward ? StreamCopyBytesPerSecond(kDramStreamElements, c.threads)
-                                : StreamAddBytesPerSecond(kDramStreamElements, c.threads);
+  const double stream = PairedStream(forward, c.threads);
   halnorm_set_num_threads(c.threads);
   // Untimed: the backward's mean/rstd, Halide's thread pool, warm caches.
   Case fwd = c;
@@ -94,11 +92,7 @@ void RowNorm(benchmark::State& state, Case c) {
     benchmark::ClobberMemory();
   }
   const double bytes = (forward ? 2.0 : 3.0) * kRows * c.hidden * internal::DtypeBytes(c.dtype);
-  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
-  state.counters["stream_GBps"] = stream / 1e9;
-  // A rate counter: divided by the elapsed time it becomes (bytes/s) / STREAM.
-  state.counters["stream_frac"] =
-      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+  SetBandwidthCounters(state, bytes, stream);
 }
 
 // The same LayerNorm problem on oneDNN (scale and shift, training forward).
@@ -110,16 +104,12 @@ void OneDnn(benchmark::State& state, Case c) {
     state.SkipWithError(std::string(s.message()).c_str());
     return;
   }
-  const double stream = forward ? StreamCopyBytesPerSecond(kDramStreamElements, c.threads)
-                                : StreamAddBytesPerSecond(kDramStreamElements, c.threads);
+  const double stream = PairedStream(forward, c.threads);
   OneDnnLayerNorm::SetThreads(c.threads);
   peer->Run();  // untimed warm-up
   for (auto _ : state) peer->Run();
   const double bytes = (forward ? 2.0 : 3.0) * kRows * c.hidden * internal::DtypeBytes(c.dtype);
-  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
-  state.counters["stream_GBps"] = stream / 1e9;
-  state.counters["stream_frac"] =
-      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+  SetBandwidthCounters(state, bytes, stream);
 }
 
 void RegisterOneDnn(int repetitions) {
@@ -130,13 +120,9 @@ void RegisterOneDnn(int repetitions) {
           const std::string name = absl::StrCat(
               "onednn_layer_norm_", internal::DirectionName(direction), "_",
               internal::DtypeName(dtype), "/M:", kRows, "/N:", hidden, "/threads:", threads);
-          benchmark::RegisterBenchmark(
-              name.c_str(), OneDnn,
-              Case{Op::kLayerNorm, direction, dtype, hidden, threads, nullptr})
-              ->UseRealTime()
-              ->Unit(benchmark::kMicrosecond)
-              ->Repetitions(repetitions)
-              ->ReportAggregatesOnly(true);
+          RegisterCase(name, OneDnn,
+                       Case{Op::kLayerNorm, direction, dtype, hidden, threads, nullptr},
+                       repetitions);
         }
       }
     }
@@ -147,15 +133,11 @@ void RegisterOneDnn(int repetitions) {
 void Naive(benchmark::State& state, Case c) {
   const bool forward = c.direction == Direction::kForward;
   NaiveRowNorm peer(c.op == Op::kRmsNorm, kRows, c.hidden);
-  const double stream = forward ? StreamCopyBytesPerSecond(kDramStreamElements, c.threads)
-                                : StreamAddBytesPerSecond(kDramStreamElements, c.threads);
+  const double stream = PairedStream(forward, c.threads);
   peer.Forward(c.threads);  // untimed: statistics for the backward, warm pages
   for (auto _ : state) forward ? peer.Forward(c.threads) : peer.Backward(c.threads);
   const double bytes = (forward ? 2.0 : 3.0) * kRows * c.hidden * sizeof(float);
-  state.SetBytesProcessed(static_cast<int64_t>(bytes * state.iterations()));
-  state.counters["stream_GBps"] = stream / 1e9;
-  state.counters["stream_frac"] =
-      benchmark::Counter(bytes * state.iterations() / stream, benchmark::Counter::kIsRate);
+  SetBandwidthCounters(state, bytes, stream);
 }
 
 void RegisterNaive(int repetitions) {
@@ -166,12 +148,8 @@ void RegisterNaive(int repetitions) {
           const std::string name =
               absl::StrCat("naive_", internal::OpName(op), "_", internal::DirectionName(direction),
                            "_f32/M:", kRows, "/N:", hidden, "/threads:", threads);
-          benchmark::RegisterBenchmark(name.c_str(), Naive,
-                                       Case{op, direction, HALNORM_F32, hidden, threads, nullptr})
-              ->UseRealTime()
-              ->Unit(benchmark::kMicrosecond)
-              ->Repetitions(repetitions)
-              ->ReportAggregatesOnly(true);
+          RegisterCase(name, Naive, Case{op, direction, HALNORM_F32, hidden, threads, nullptr},
+                       repetitions);
         }
       }
     }
@@ -181,11 +159,7 @@ void RegisterNaive(int repetitions) {
 void Register(const Case& c, int repetitions) {
   const std::string name =
       absl::StrCat(c.variant->name, "/M:", kRows, "/N:", c.hidden, "/threads:", c.threads);
-  benchmark::RegisterBenchmark(name.c_str(), RowNorm, c)
-      ->UseRealTime()
-      ->Unit(benchmark::kMicrosecond)
-      ->Repetitions(repetitions)
-      ->ReportAggregatesOnly(true);
+  RegisterCase(name, RowNorm, c, repetitions);
 }
 
 // Dispatched variants, or with `all` every variant of the benchmarked

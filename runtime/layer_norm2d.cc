@@ -13,6 +13,7 @@
 #include "runtime/kernel_call.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
+#include "runtime/row_norm_checks.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
 
@@ -70,14 +71,7 @@ absl::Status Check(const Args2d& a, bool backward) {
   const int64_t channels[] = {a.C()};
   for (auto [name, t] : {NamedTensor{"weight", a.weight}, NamedTensor{"bias", a.bias},
                          NamedTensor{"dweight", a.dweight}, NamedTensor{"dbias", a.dbias}}) {
-    if (t == nullptr) continue;
-    HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
-    if (t->dtype != HALNORM_F32 && t->dtype != x.dtype) {
-      return InvalidArgument(name, ": dtype ", DtypeName(t->dtype), " must be f32 or x's dtype (",
-                             DtypeName(x.dtype), ")");
-    }
-    HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, channels));
-    HALNORM_RETURN_IF_ERROR(CheckContiguousFrom(*t, name, 0));
+    if (t != nullptr) HALNORM_RETURN_IF_ERROR(CheckParameter(t, name, x, channels));
   }
   for (auto [name, t] : {NamedTensor{"mean", a.mean}, NamedTensor{"rstd", a.rstd}}) {
     if (t == nullptr) {

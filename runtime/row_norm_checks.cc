@@ -54,16 +54,20 @@ absl::Status CheckLikeX(const halnorm_tensor* t, const char* name, const halnorm
   return CheckContiguousFrom(*t, name, g.leading);
 }
 
-absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
-                             const RowGeometry& g) {
+absl::Status CheckParameter(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                            absl::Span<const int64_t> shape) {
   HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
   if (t->dtype != HALNORM_F32 && t->dtype != x.dtype) {
     return InvalidArgument(name, ": dtype ", DtypeName(t->dtype), " must be f32 or x's dtype (",
                            DtypeName(x.dtype), ")");
   }
-  HALNORM_RETURN_IF_ERROR(
-      CheckShape(*t, name, absl::MakeConstSpan(x.shape + g.leading, x.rank - g.leading)));
+  HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, shape));
   return CheckContiguousFrom(*t, name, 0);
+}
+
+absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                             const RowGeometry& g) {
+  return CheckParameter(t, name, x, absl::MakeConstSpan(x.shape + g.leading, x.rank - g.leading));
 }
 
 absl::Status CheckPerRow(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,

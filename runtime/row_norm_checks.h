@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "runtime/halnorm_c.h"
 
 namespace halnorm::internal {
@@ -29,7 +30,11 @@ RowGeometry GeometryOf(const halnorm_tensor& x, const halnorm_norm_options& opt)
 // Same dtype and shape as x, normalized dims contiguous (y, dy, dx, residual).
 absl::Status CheckLikeX(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
                         const RowGeometry& g);
-// weight/bias/dweight/dbias: f32 or x's dtype, the normalized shape, contiguous.
+// A parameter (weight, bias, dweight, dbias): f32 or x's dtype, exactly
+// `shape`, contiguous.
+absl::Status CheckParameter(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
+                            absl::Span<const int64_t> shape);
+// A row norm's parameter: shaped like the normalized dims.
 absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
                              const RowGeometry& g);
 // mean/rstd: f32, x's leading shape ([1] when there is none).
