@@ -29,11 +29,27 @@ OneDnnLayerNorm::~OneDnnLayerNorm() = default;
 
 absl::Status OneDnnLayerNorm::Create(halnorm_dtype dtype, int64_t rows, int64_t hidden,
                                      bool backward, std::unique_ptr<OneDnnLayerNorm>* out) {
+  return CreateStrided(dtype, {rows, hidden}, {hidden, 1}, backward, out);
+}
+
+// oneDNN normalizes over the last logical dimension, whatever its stride:
+// NCHW over C is dims {N, HW, C} with strides {C*HW, 1, HW}.
+absl::Status OneDnnLayerNorm::CreateOverChannels(halnorm_dtype dtype, int64_t batch,
+                                                 int64_t channels, int64_t pixels, bool backward,
+                                                 std::unique_ptr<OneDnnLayerNorm>* out) {
+  return CreateStrided(dtype, {batch, pixels, channels}, {channels * pixels, 1, pixels}, backward,
+                       out);
+}
+
+absl::Status OneDnnLayerNorm::CreateStrided(halnorm_dtype dtype, const std::vector<int64_t>& dims,
+                                            const std::vector<int64_t>& strides, bool backward,
+                                            std::unique_ptr<OneDnnLayerNorm>* out) {
   auto state = std::make_unique<State>();
-  const memory::data_type data_type =
-      dtype == HALNORM_BF16 ? memory::data_type::bf16 : memory::data_type::f32;
-  const memory::desc data({rows, hidden}, data_type, memory::format_tag::ab);
-  const memory::desc params({hidden}, memory::data_type::f32, memory::format_tag::a);
+  const memory::data_type data_type = dtype == HALNORM_BF16  ? memory::data_type::bf16
+                                      : dtype == HALNORM_F16 ? memory::data_type::f16
+                                                             : memory::data_type::f32;
+  const memory::desc data(dims, data_type, strides);
+  const memory::desc params({dims.back()}, memory::data_type::f32, memory::format_tag::a);
   const normalization_flags flags = normalization_flags::use_scale | normalization_flags::use_shift;
   try {
     const layer_normalization_forward::primitive_desc fwd(

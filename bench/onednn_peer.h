@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "runtime/halnorm_c.h"
@@ -19,6 +20,10 @@ class OneDnnLayerNorm {
   // implementation (e.g. bf16 on a CPU without avx512_core).
   static absl::Status Create(halnorm_dtype dtype, int64_t rows, int64_t hidden, bool backward,
                              std::unique_ptr<OneDnnLayerNorm>* out);
+  // LayerNorm2d over the channels of an NCHW tensor, in place (no permute).
+  static absl::Status CreateOverChannels(halnorm_dtype dtype, int64_t batch, int64_t channels,
+                                         int64_t pixels, bool backward,
+                                         std::unique_ptr<OneDnnLayerNorm>* out);
   ~OneDnnLayerNorm();
 
   // One forward (training: writes mean/variance) or backward pass.
@@ -28,6 +33,9 @@ class OneDnnLayerNorm {
  private:
   struct State;
   explicit OneDnnLayerNorm(std::unique_ptr<State> state);
+  static absl::Status CreateStrided(halnorm_dtype dtype, const std::vector<int64_t>& dims,
+                                    const std::vector<int64_t>& strides, bool backward,
+                                    std::unique_ptr<OneDnnLayerNorm>* out);
   std::unique_ptr<State> state_;
 };
 

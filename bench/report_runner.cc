@@ -1,0 +1,276 @@
+// One (op, dtype, shape) of the performance report (bench/report.py): halnorm
+// through its C API, the oneDNN and naive peers, DRAM STREAM, and a copy/add
+// of the shape's own size, hot in cache (the best over 1..threads threads);
+// each at 1 and 2 threads (or
+// --threads), both directions. Prints CSV lines, no header:
+//
+//   op,direction,dtype,shape,threads,column,gbps,status
+//
+// gbps is the median over --reps repetitions of logical GB/s: forward
+// 2*M*N*s bytes, backward 3*M*N*s (s = bytes per element); copy counts 2
+// accesses per element, add 3. status is "ok", or "n/a: why" with no gbps.
+//
+//   report_runner --op=layer_norm --dtype=bf16 --shape=4096x768
+//   report_runner --op=layer_norm2d --dtype=f32 --shape=8x96x56x56
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "bench/bench_support.h"
+#include "bench/hot_copy.h"
+#include "bench/naive_peer.h"
+#include "bench/onednn_peer.h"
+#include "bench/stream.h"
+#include "bench/timing.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::bench {
+namespace {
+
+enum class ReportOp { kLayerNorm, kRmsNorm, kLayerNorm2d };
+
+struct Options {
+  ReportOp op = ReportOp::kLayerNorm;
+  std::string op_name, dtype_name, shape_text;
+  halnorm_dtype dtype = HALNORM_F32;
+  std::vector<int64_t> shape;  // {M, N} or {N, C, H, W}
+  std::vector<int> threads = {1, 2};
+  int reps = 5;
+};
+
+int64_t Elements(const Options& o) {
+  int64_t count = 1;
+  for (int64_t e : o.shape) count *= e;
+  return count;
+}
+
+void PrintRow(const Options& o, const std::string& direction, int threads,
+              const std::string& column, double gbps, const std::string& status = "ok") {
+  const std::string why = absl::StrReplaceAll(status, {{",", ";"}, {"\n", " "}});
+  if (status == "ok") {
+    std::printf("%s,%s,%s,%s,%d,%s,%.4f,ok\n", o.op_name.c_str(), direction.c_str(),
+                o.dtype_name.c_str(), o.shape_text.c_str(), threads, column.c_str(), gbps);
+  } else {
+    std::printf("%s,%s,%s,%s,%d,%s,,n/a: %s\n", o.op_name.c_str(), direction.c_str(),
+                o.dtype_name.c_str(), o.shape_text.c_str(), threads, column.c_str(), why.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// Times `call` and prints its row; a call that fails prints n/a with its
+// error instead.
+void Measure(const Options& o, const std::string& direction, int threads,
+             const std::string& column, double bytes, const std::function<std::string()>& call) {
+  std::string error;
+  const double seconds = MedianSecondsPerCall(
+      [&] {
+        if (error.empty()) error = call();
+      },
+      o.reps);
+  if (!error.empty()) return PrintRow(o, direction, threads, column, 0, error);
+  PrintRow(o, direction, threads, column, bytes / seconds / 1e9);
+}
+
+// halnorm's tensors for one problem, in the layout its C API takes.
+struct HalnormProblem {
+  OwnedTensor x, y, dy, dx, weight, bias, dweight, dbias, mean, rstd;
+
+  HalnormProblem(const Options& o, std::mt19937& rng)
+      : x(o.dtype, o.shape, 0.f, rng),
+        y(o.dtype, o.shape, 0.f, rng),
+        dy(o.dtype, o.shape, 0.f, rng),
+        dx(o.dtype, o.shape, 0.f, rng),
+        // Parameters in the activations' dtype, as a framework holds them.
+        weight(o.dtype, {o.shape[1]}, 1.f, rng),
+        bias(o.dtype, {o.shape[1]}, 0.f, rng),
+        dweight(o.dtype, {o.shape[1]}, 0.f, rng),
+        dbias(o.dtype, {o.shape[1]}, 0.f, rng),
+        mean(HALNORM_F32, StatsShape(o), 0.f, rng),
+        rstd(HALNORM_F32, StatsShape(o), 0.f, rng) {}
+
+  static std::vector<int64_t> StatsShape(const Options& o) {
+    if (o.op == ReportOp::kLayerNorm2d) return {o.shape[0], o.shape[2], o.shape[3]};
+    return {o.shape[0]};
+  }
+
+  // Both return "" on success, else halnorm's error.
+  std::string Forward(const Options& o) {
+    halnorm_norm_options opt;
+    halnorm_norm_options_init(&opt);
+    int status = HALNORM_OK;
+    switch (o.op) {
+      case ReportOp::kLayerNorm:
+        status = halnorm_layer_norm_forward(&x.t, &weight.t, &bias.t, &opt, &y.t, &mean.t, &rstd.t);
+        break;
+      case ReportOp::kRmsNorm:
+        status = halnorm_rms_norm_forward(&x.t, &weight.t, &opt, &y.t, &rstd.t);
+        break;
+      case ReportOp::kLayerNorm2d:
+        status = halnorm_layer_norm2d_forward(&x.t, &weight.t, &bias.t, HALNORM_AXES_C, 1e-6f,
+                                              &y.t, &mean.t, &rstd.t);
+        break;
+    }
+    return status == HALNORM_OK ? "" : halnorm_last_error();
+  }
+
+  std::string Backward(const Options& o) {
+    halnorm_norm_options opt;
+    halnorm_norm_options_init(&opt);
+    int status = HALNORM_OK;
+    switch (o.op) {
+      case ReportOp::kLayerNorm:
+        status = halnorm_layer_norm_backward(&dy.t, &x.t, &mean.t, &rstd.t, &weight.t, &opt, &dx.t,
+                                             &dweight.t, &dbias.t);
+        break;
+      case ReportOp::kRmsNorm:
+        status = halnorm_rms_norm_backward(&dy.t, &x.t, &rstd.t, &weight.t, &opt, &dx.t,
+                                           &dweight.t);
+        break;
+      case ReportOp::kLayerNorm2d:
+        status = halnorm_layer_norm2d_backward(&dy.t, &x.t, &mean.t, &rstd.t, &weight.t,
+                                               HALNORM_AXES_C, &dx.t, &dweight.t, &dbias.t);
+        break;
+    }
+    return status == HALNORM_OK ? "" : halnorm_last_error();
+  }
+};
+
+void MeasureHalnorm(const Options& o, int threads, bool forward, HalnormProblem& p) {
+  halnorm_set_num_threads(threads);
+  const double bytes = (forward ? 2.0 : 3.0) * Elements(o) * internal::DtypeBytes(o.dtype);
+  Measure(o, forward ? "forward" : "backward", threads, "halnorm", bytes,
+          [&] { return forward ? p.Forward(o) : p.Backward(o); });
+}
+
+void MeasureOneDnn(const Options& o, int threads, bool forward) {
+  const std::string direction = forward ? "forward" : "backward";
+  if (o.op == ReportOp::kRmsNorm) {
+    return PrintRow(o, direction, threads, "onednn", 0, "oneDNN 2.6 has no RMSNorm");
+  }
+  std::unique_ptr<OneDnnLayerNorm> peer;
+  absl::Status created =
+      o.op == ReportOp::kLayerNorm
+          ? OneDnnLayerNorm::Create(o.dtype, o.shape[0], o.shape[1], !forward, &peer)
+          : OneDnnLayerNorm::CreateOverChannels(o.dtype, o.shape[0], o.shape[1],
+                                                o.shape[2] * o.shape[3], !forward, &peer);
+  if (!created.ok()) {
+    return PrintRow(o, direction, threads, "onednn", 0, std::string(created.message()));
+  }
+  OneDnnLayerNorm::SetThreads(threads);
+  const double bytes = (forward ? 2.0 : 3.0) * Elements(o) * internal::DtypeBytes(o.dtype);
+  Measure(o, direction, threads, "onednn", bytes, [&] {
+    peer->Run();
+    return std::string();
+  });
+}
+
+void MeasureNaive(const Options& o, int threads, bool forward) {
+  const std::string direction = forward ? "forward" : "backward";
+  if (o.op == ReportOp::kLayerNorm2d || o.dtype != HALNORM_F32) {
+    return PrintRow(o, direction, threads, "naive", 0,
+                    "the naive loop peer covers f32 LayerNorm and RMSNorm only");
+  }
+  NaiveRowNorm peer(o.op == ReportOp::kRmsNorm, o.shape[0], o.shape[1]);
+  peer.Forward(threads);  // statistics for the backward
+  const double bytes = (forward ? 2.0 : 3.0) * Elements(o) * sizeof(float);
+  Measure(o, direction, threads, "naive", bytes, [&] {
+    forward ? peer.Forward(threads) : peer.Backward(threads);
+    return std::string();
+  });
+}
+
+void MeasureReferences(const Options& o, int threads) {
+  PrintRow(o, "-", threads, "stream_copy",
+           StreamCopyBytesPerSecond(kDramStreamElements, threads) / 1e9);
+  PrintRow(o, "-", threads, "stream_add",
+           StreamAddBytesPerSecond(kDramStreamElements, threads) / 1e9);
+  // The best of 1..threads threads: on a few KiB, waking a second core costs
+  // more than the copy itself.
+  const size_t bytes = Elements(o) * internal::DtypeBytes(o.dtype);
+  double copy = 0, add = 0;
+  for (int t = 1; t <= threads; t++) {
+    copy = std::max(copy, HotCopyBytesPerSecond(bytes, t, o.reps));
+    add = std::max(add, HotAddBytesPerSecond(bytes, t, o.reps));
+  }
+  PrintRow(o, "-", threads, "cache_copy", copy / 1e9);
+  PrintRow(o, "-", threads, "cache_add", add / 1e9);
+}
+
+bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
+  for (int i = 1; i < argc; i++) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(argv[i], absl::MaxSplits('=', 1));
+    if (kv.first == "--op") {
+      o.op_name = kv.second;
+    } else if (kv.first == "--dtype") {
+      o.dtype_name = kv.second;
+    } else if (kv.first == "--shape") {
+      o.shape_text = kv.second;
+    } else if (kv.first == "--threads") {
+      o.threads.clear();
+      for (absl::string_view t : absl::StrSplit(kv.second, ',')) {
+        int n;
+        if (!absl::SimpleAtoi(t, &n) || n < 1) return error = "--threads: " + kv.second, false;
+        o.threads.push_back(n);
+      }
+    } else if (kv.first == "--reps") {
+      if (!absl::SimpleAtoi(kv.second, &o.reps) || o.reps < 1) {
+        return error = "--reps: " + kv.second, false;
+      }
+    } else {
+      return error = std::string("unknown argument ") + argv[i], false;
+    }
+  }
+  if (o.op_name == "layer_norm") o.op = ReportOp::kLayerNorm;
+  else if (o.op_name == "rms_norm") o.op = ReportOp::kRmsNorm;
+  else if (o.op_name == "layer_norm2d") o.op = ReportOp::kLayerNorm2d;
+  else return error = "--op: layer_norm, rms_norm or layer_norm2d", false;
+  if (o.dtype_name == "f32") o.dtype = HALNORM_F32;
+  else if (o.dtype_name == "f16") o.dtype = HALNORM_F16;
+  else if (o.dtype_name == "bf16") o.dtype = HALNORM_BF16;
+  else return error = "--dtype: f32, f16 or bf16", false;
+  for (absl::string_view e : absl::StrSplit(o.shape_text, 'x')) {
+    int64_t n;
+    if (!absl::SimpleAtoi(e, &n) || n < 1) return error = "--shape: " + o.shape_text, false;
+    o.shape.push_back(n);
+  }
+  const size_t rank = o.op == ReportOp::kLayerNorm2d ? 4 : 2;
+  if (o.shape.size() != rank) {
+    return error = "--shape: " + std::string(rank == 4 ? "NxCxHxW" : "MxN"), false;
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace halnorm::bench
+
+int main(int argc, char** argv) {
+  using namespace halnorm::bench;
+  Options o;
+  if (std::string error; !ParseOptions(argc, argv, o, error)) {
+    std::fprintf(stderr, "report_runner: %s\n", error.c_str());
+    return 2;
+  }
+  std::mt19937 rng(7);
+  HalnormProblem problem(o, rng);
+  for (int threads : o.threads) {
+    MeasureReferences(o, threads);
+    for (bool forward : {true, false}) {
+      if (!forward) {  // the backward reads the forward's statistics
+        halnorm_set_num_threads(threads);
+        (void)problem.Forward(o);
+      }
+      MeasureHalnorm(o, threads, forward, problem);
+      MeasureOneDnn(o, threads, forward);
+      MeasureNaive(o, threads, forward);
+    }
+  }
+  return 0;
+}

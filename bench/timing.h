@@ -1,0 +1,38 @@
+// Median per-call time of a callable, batching calls so each timed
+// repetition lasts long enough for the clock (tiny shapes run in ~100 ns).
+#ifndef HALNORM_BENCH_TIMING_H_
+#define HALNORM_BENCH_TIMING_H_
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+namespace halnorm::bench {
+
+constexpr double kMinRepetitionSeconds = 0.01;
+
+template <typename Call>
+double MedianSecondsPerCall(Call call, int repetitions) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  call();  // warm-up: pages, thread pools, caches
+  Clock::time_point start = Clock::now();
+  call();  // sizes the batch
+  const double warm = std::max(seconds_since(start), 1e-9);
+  const long batch = std::max(1L, std::lround(std::ceil(kMinRepetitionSeconds / warm)));
+  std::vector<double> per_call;
+  for (int rep = 0; rep < repetitions; rep++) {
+    start = Clock::now();
+    for (long i = 0; i < batch; i++) call();
+    per_call.push_back(seconds_since(start) / batch);
+  }
+  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
+}  // namespace halnorm::bench
+
+#endif  // HALNORM_BENCH_TIMING_H_
