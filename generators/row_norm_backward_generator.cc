@@ -74,18 +74,13 @@ class RowNormBackward : public Generator<RowNormBackward> {
 
     const RowReduction row_sums(lane, r, b, hidden, int(vector_width) * int(accumulators));
     f.chunk = row_sums.chunk();
-    Func lane_acc;
-    Func sum_g_xhat = row_sums.Sum("g_xhat", g_xhat, &lane_acc);
-    f.lane_accumulators.push_back(lane_acc);
-    f.stats.push_back(sum_g_xhat);
+    // Both row sums in one walk along the row.
+    Func sums = row_sums.Sum("sums", layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat},
+                             &f.lane_sums);
+    f.stats.push_back(sums);
     Expr inv_hidden = 1.f / cast<float>(hidden);
-    Expr dnorm = g(n, r, b) - xhat(n, r, b) * (sum_g_xhat(r, b) * inv_hidden);
-    if (layer) {
-      Func sum_g = row_sums.Sum("g", g, &lane_acc);
-      f.lane_accumulators.push_back(lane_acc);
-      f.stats.push_back(sum_g);
-      dnorm -= sum_g(r, b) * inv_hidden;
-    }
+    Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);
+    if (layer) dnorm -= sums(r, b)[1] * inv_hidden;
     Expr extra = select(*has_dresidual_, cast<float>((*dresidual_)(n, r, b)), 0.f);
     dx(n, r, b) = StoreAs(act, rstd * dnorm + extra);
 

@@ -20,6 +20,9 @@ namespace {
 
 using namespace Halide;
 
+// Elements averaged for LayerNorm's shift (see the statistics below).
+constexpr int kShiftSamples = 16;
+
 class RowNormForward : public Generator<RowNormForward> {
  public:
   GeneratorParam<NormKind> kind{"kind", NormKind::kLayer, kNormKinds};
@@ -80,25 +83,43 @@ class RowNormForward : public Generator<RowNormForward> {
     const RowReduction rows(lane, r, b, hidden, int(vector_width) * int(accumulators));
     f.chunk = rows.chunk();
 
-    // LayerNorm: shifted-data two-pass statistics. Subtracting the row's
-    // first element is exact for values near it, so a mean 1e6 times the
-    // std loses nothing. RMSNorm: one pass of squares, no centering.
-    Func centered("centered"), centered_mean("centered_mean"), squares("squares");
+    // LayerNorm: shifted-data statistics in one pass over the row: sums of
+    // s = h - shift and of s^2, var = E[s^2] - E[s]^2, where shift is the
+    // mean of the row's first (up to) 16 elements. That keeps E[s]^2 a small
+    // fraction of the variance, so a mean 1e6 times the std loses nothing to
+    // cancellation. RMSNorm: the sum of squares.
+    Func centered("centered"), squares("squares");
     if (layer) {
-      Func shifted("shifted");
-      shifted(n, r, b) = h(n, r, b) - h(0, r, b);
-      Func row_sum = rows.Sum("sum", shifted, &f.lane_sum);
-      centered_mean(r, b) = row_sum(r, b) / cast<float>(hidden);
+      Func shift("shift"), shifted("shifted");
+      Expr head = min(hidden, kShiftSamples);
+      RDom first(0, head, "first");
+      shift(r, b) = 0.f;
+      shift(r, b) += h(first, r, b);
+      shift(r, b) = shift(r, b) / cast<float>(head);
+      f.stats.push_back(shift);
+      shifted(n, r, b) = h(n, r, b) - shift(r, b);
+      squares(n, r, b) = shifted(n, r, b) * shifted(n, r, b);
+      Func sums = rows.Sum("sums", {shifted, squares}, &f.lane_sums);
+      Func centered_mean("centered_mean"), variance("variance");
+      centered_mean(r, b) = sums(r, b)[0] / cast<float>(hidden);
+      // Rounding can make it slightly negative; a NaN must stay NaN.
+      Expr raw_variance = sums(r, b)[1] / cast<float>(hidden) - centered_mean(r, b) * centered_mean(r, b);
+      variance(r, b) = select(raw_variance < 0.f, 0.f, raw_variance);
       centered(n, r, b) = shifted(n, r, b) - centered_mean(r, b);
-      f.stats.push_back(row_sum);
+      f.stats.insert(f.stats.end(), {sums, centered_mean, variance});
+      f.rstd = Func("rstd");
+      f.rstd(r, b) = 1.f / sqrt(variance(r, b) + *eps_);
+      f.mean = Func("mean");
+      f.mean(r, b) = shift(r, b) + centered_mean(r, b);
+      f.stats.push_back(f.mean);
     } else {
       centered(n, r, b) = h(n, r, b);
+      squares(n, r, b) = h(n, r, b) * h(n, r, b);
+      Func sum_sq = rows.Sum("sq", {squares}, &f.lane_sums);
+      f.rstd = Func("rstd");
+      f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) / cast<float>(hidden) + *eps_);
+      f.stats.push_back(sum_sq);
     }
-    squares(n, r, b) = centered(n, r, b) * centered(n, r, b);
-    Func row_sq = rows.Sum("sq", squares, &f.lane_sq);
-    f.stats.push_back(row_sq);
-    f.rstd = Func("rstd");
-    f.rstd(r, b) = 1.f / sqrt(row_sq(r, b) / cast<float>(hidden) + *eps_);
     f.stats.push_back(f.rstd);
 
     Expr scale = select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
@@ -106,12 +127,7 @@ class RowNormForward : public Generator<RowNormForward> {
     if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
     y(n, r, b) = StoreAs(act, normalized);
     if (residual) (*residual_out_)(n, r, b) = stored_h(n, r, b);
-    if (layer) {
-      f.mean = Func("mean");
-      f.mean(r, b) = h(0, r, b) + centered_mean(r, b);
-      f.stats.push_back(f.mean);
-      (*mean_out_)(n, r, b) = f.mean(r, b);
-    }
+    if (layer) (*mean_out_)(n, r, b) = f.mean(r, b);
     (*rstd_out_)(n, r, b) = f.rstd(r, b);
 
     // The outputs share one row loop (compute_with), so their row extents

@@ -2,6 +2,7 @@
 // dweight/dbias partials, then the partials summed in a fixed order.
 #include <algorithm>
 #include <vector>
+#include <memory>
 
 #include "runtime/dispatch.h"
 #include "runtime/f32_param.h"
@@ -61,10 +62,10 @@ int RowsPerChunk(int64_t hidden, halnorm_dtype dtype) {
   return static_cast<int>(std::clamp<int64_t>(262144 / row_bytes, 16, 1024));
 }
 
-// Adds partials (n, chunk, b, outer), in that fixed order, into `sum`.
-void SumPartials(const std::vector<float>& partials, int64_t hidden, std::vector<float>* sum) {
+// Adds `count` partials (n, chunk, b, outer), in that fixed order, into `sum`.
+void SumPartials(const float* partials, int64_t count, int64_t hidden, std::vector<float>* sum) {
   sum->assign(hidden, 0.f);
-  for (size_t base = 0; base < partials.size(); base += hidden) {
+  for (int64_t base = 0; base < count; base += hidden) {
     for (int64_t n = 0; n < hidden; n++) (*sum)[n] += partials[base + n];
   }
 }
@@ -102,8 +103,11 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   const int64_t chunks = (batch.folded_extent(0) + rows_per_chunk - 1) / rows_per_chunk;
   const int64_t b_extent = batch.folded_extent(1);
   const int64_t partial_size = g.hidden * chunks * b_extent;
-  std::vector<float> dweight_partials(partial_size * batch.outer_extent());
-  std::vector<float> dbias_partials(a.op == Op::kLayerNorm ? dweight_partials.size() : 0);
+  const int64_t partial_count = partial_size * batch.outer_extent();
+  // The kernel writes every partial: no need to zero them here.
+  std::unique_ptr<float[]> dweight_partials(new float[partial_count]);
+  std::unique_ptr<float[]> dbias_partials(a.op == Op::kLayerNorm ? new float[partial_count]
+                                                                 : nullptr);
 
   KernelCall call(**chosen);
   call.Bind("weight", weight.buffer())
@@ -115,9 +119,9 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     batch.Bind(call, o);
     const std::initializer_list<DimSpec> partial_dims = {
         {g.hidden, 1}, {chunks, g.hidden}, {b_extent, g.hidden * chunks}};
-    KernelBuffer dweight_partial(dweight_partials.data() + o * partial_size, f32, partial_dims);
+    KernelBuffer dweight_partial(dweight_partials.get() + o * partial_size, f32, partial_dims);
     KernelBuffer dbias_partial(
-        a.op == Op::kLayerNorm ? dbias_partials.data() + o * partial_size : nullptr, f32,
+        a.op == Op::kLayerNorm ? dbias_partials.get() + o * partial_size : nullptr, f32,
         partial_dims);
     call.Bind("dweight_partial", dweight_partial.get()).Bind("dbias_partial", dbias_partial.get());
     HALNORM_RETURN_IF_ERROR(call.Run());
@@ -125,11 +129,11 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
 
   std::vector<float> sum;
   if (a.dweight) {
-    SumPartials(dweight_partials, g.hidden, &sum);
+    SumPartials(dweight_partials.get(), partial_count, g.hidden, &sum);
     StoreFromF32(sum.data(), g.hidden, *a.dweight);
   }
   if (a.dbias) {
-    SumPartials(dbias_partials, g.hidden, &sum);
+    SumPartials(dbias_partials.get(), partial_count, g.hidden, &sum);
     StoreFromF32(sum.data(), g.hidden, *a.dbias);
   }
   return absl::OkStatus();

@@ -69,15 +69,16 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   // y: one specialization per affine case (weight/bias present).
   VectorizeRowMap(f.y, f.n, f.hidden, f.affine_cases, vw);
   for (Func stat : f.stats) stat.compute_at(f.y, row);
-  for (Func lanes : {f.lane_sum, f.lane_sq}) {
-    if (lanes.defined()) ScheduleLaneAccumulators(lanes, f.lane, f.chunk, {f.y, row}, vw);
-  }
+  ScheduleLaneAccumulators(f.lane_sums, f.lane, f.chunk, {f.y, row}, vw);
 }
 
 // Backward: chunks of rows are the parallel tasks. Per chunk, dx row by row
 // (row sums in cache), then that chunk's dweight/dbias partials, re-reading
 // the chunk's rows while they are still in L2 (the runtime sizes chunks for
 // that). Fixed chunks make the partials independent of the thread count.
+// (Fusing the partials into dx's row loop would save the L2 re-read, but
+// Halide 14's compute_with cannot match dx's split row loop with the
+// partials' RDom loop: their loop names differ.)
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   Var row("row");
@@ -86,9 +87,7 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
       .parallel(f.b);
   VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw);
   for (Func stat : f.stats) stat.compute_at(f.dx, row);
-  for (Func lanes : f.lane_accumulators) {
-    ScheduleLaneAccumulators(lanes, f.lane, f.chunk, {f.dx, row}, vw);
-  }
+  ScheduleLaneAccumulators(f.lane_sums, f.lane, f.chunk, {f.dx, row}, vw);
   for (Func partial : f.partials) {
     partial.parallel(f.c).parallel(f.b).vectorize(f.n, vw, TailStrategy::GuardWithIf);
     partial.update()

@@ -14,8 +14,7 @@ struct RowNormForwardFuncs {
   Halide::Func y;                             // the main output, (n, r, b)
   Halide::Func residual_out;                  // (n, r, b); undefined without a fused residual
   std::vector<Halide::Func> per_row_outputs;  // (0, r, b): rstd, and mean for LayerNorm
-  Halide::Func lane_sum,
-      lane_sq;  // per-lane partial sums (lane, r, b); lane_sum only for LayerNorm
+  Halide::Func lane_sums;  // per-lane partial sums (lane, r, b) of the statistics
   std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals
   Halide::Func mean, rstd;
   Halide::Var n, r, b, lane;               // hidden, row, outer row dim, accumulator lane
@@ -28,7 +27,7 @@ struct RowNormForwardFuncs {
 struct RowNormBackwardFuncs {
   Halide::Func dx;                              // (n, r, b)
   std::vector<Halide::Func> partials;           // dweight/dbias partial sums, (n, c, b)
-  std::vector<Halide::Func> lane_accumulators;  // (lane, r, b)
+  Halide::Func lane_sums;                       // per-lane partial row sums (lane, r, b)
   std::vector<Halide::Func> stats;              // per-row (r, b) totals
   Halide::Var n, r, b, lane, c;                 // c: chunk of rows_per_chunk rows
   Halide::RVar chunk;                           // the row reductions' walk along n
