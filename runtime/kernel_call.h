@@ -5,7 +5,6 @@
 #define HALNORM_RUNTIME_KERNEL_CALL_H_
 
 #include <cstdint>
-#include <vector>
 
 #include "HalideRuntime.h"
 #include "absl/status/status.h"
@@ -36,10 +35,13 @@ class KernelCall {
   };
   int Find(const char* name) const;
 
+  // Inline, so a call allocates nothing; every generator has fewer.
+  static constexpr int kMaxArguments = 24;
+
   const Variant& variant_;
   const halide_filter_metadata_t& metadata_;
-  std::vector<void*> args_;
-  std::vector<Scalar> scalars_;  // sized once: args_ point into it
+  void* args_[kMaxArguments] = {};
+  Scalar scalars_[kMaxArguments] = {};  // args_ point into it
 };
 
 }  // namespace halnorm::internal

@@ -17,26 +17,26 @@ halide_type_t HalideType(halnorm_dtype dtype) {
   }
 }
 
-RowBatch::RowBatch(int64_t hidden, std::vector<int64_t> leading)
-    : hidden_(hidden), leading_(std::move(leading)) {
+RowBatch::RowBatch(int64_t hidden, absl::Span<const int64_t> leading)
+    : hidden_(hidden), leading_(leading.begin(), leading.end()) {
   for (int64_t e : leading_) rows_ *= e;
 }
 
 void RowBatch::AddRows(const char* kernel_arg, const halnorm_tensor& t) {
   operands_.push_back({kernel_arg, static_cast<char*>(t.data), HalideType(t.dtype),
                        DtypeBytes(t.dtype), false,
-                       std::vector<int64_t>(t.strides, t.strides + leading_.size())});
+                       PerDim(t.strides, t.strides + leading_.size())});
 }
 
 // Dense strides in the first operand's (x's) stride order, so scratch
 // statistics fold exactly like x.
-std::vector<int64_t> RowBatch::DenseStridesLikeFirst() const {
-  const std::vector<int64_t>& x_strides = operands_.front().strides;
-  std::vector<size_t> order(leading_.size());
+PerDim RowBatch::DenseStridesLikeFirst() const {
+  const PerDim& x_strides = operands_.front().strides;
+  absl::InlinedVector<size_t, 4> order(leading_.size());
   for (size_t d = 0; d < order.size(); d++) order[d] = d;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return x_strides[a] < x_strides[b]; });
-  std::vector<int64_t> strides(leading_.size());
+  PerDim strides(leading_.size());
   int64_t dense = 1;
   for (size_t d : order) {
     strides[d] = dense;
@@ -62,7 +62,7 @@ void RowBatch::Fold() {
   for (const Operand& op : operands_) scratch_rows += op.per_row && op.data == nullptr;
   scratch_.resize(scratch_rows * rows_);
   float* next_scratch = scratch_.data();
-  std::vector<std::vector<int64_t>> strides;
+  absl::InlinedVector<PerDim, kMaxOperands> strides;
   for (Operand& op : operands_) {
     if (op.per_row && op.data == nullptr) {
       op.data = reinterpret_cast<char*>(next_scratch);
@@ -71,20 +71,20 @@ void RowBatch::Fold() {
     strides.push_back(op.strides);
   }
   dims_ = FoldRowDims(leading_, strides);
-  while (dims_.size() < 3) dims_.push_back(RowDim{1, std::vector<int64_t>(operands_.size(), 0)});
+  while (dims_.size() < 3) dims_.push_back(RowDim{1, PerTensor(operands_.size(), 0)});
 }
 
 void RowBatch::Bind(KernelCall& call, int64_t o) {
-  buffers_.clear();
   const RowDim &r = dims_[0], &b = dims_[1], &outer = dims_[2];
   for (size_t t = 0; t < operands_.size(); t++) {
     const Operand& op = operands_[t];
     char* data = op.data + o * outer.strides[t] * op.elem_bytes;
-    buffers_.push_back(std::make_unique<KernelBuffer>(
-        data, op.type,
-        std::initializer_list<DimSpec>{
-            {op.per_row ? 1 : hidden_, 1}, {r.extent, r.strides[t]}, {b.extent, b.strides[t]}}));
-    call.Bind(op.name.c_str(), buffers_.back()->get());
+    buffers_[t].reset();
+    buffers_[t].emplace(data, op.type,
+                        std::initializer_list<DimSpec>{{op.per_row ? 1 : hidden_, 1},
+                                                       {r.extent, r.strides[t]},
+                                                       {b.extent, b.strides[t]}});
+    call.Bind(op.name, buffers_[t]->get());
   }
 }
 

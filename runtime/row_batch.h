@@ -4,10 +4,11 @@
 #define HALNORM_RUNTIME_ROW_BATCH_H_
 
 #include <cstdint>
-#include <memory>
-#include <string>
+#include <optional>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "HalideRuntime.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/kernel_buffer.h"
@@ -21,7 +22,7 @@ halide_type_t HalideType(halnorm_dtype dtype);
 class RowBatch {
  public:
   // `leading` = the row dims' extents, outermost first.
-  RowBatch(int64_t hidden, std::vector<int64_t> leading);
+  RowBatch(int64_t hidden, absl::Span<const int64_t> leading);
 
   int64_t rows() const { return rows_; }
 
@@ -42,22 +43,23 @@ class RowBatch {
   void Bind(KernelCall& call, int64_t o);
 
  private:
+  static constexpr int kMaxOperands = 8;  // a row-norm call has at most 6
   struct Operand {
-    std::string name;
+    const char* name;
     char* data;
     halide_type_t type;
     int64_t elem_bytes;
     bool per_row;
-    std::vector<int64_t> strides;  // leading dims, elements
+    PerDim strides;  // leading dims, elements
   };
-  std::vector<int64_t> DenseStridesLikeFirst() const;
+  PerDim DenseStridesLikeFirst() const;
 
   int64_t hidden_, rows_ = 1;
-  std::vector<int64_t> leading_;
-  std::vector<Operand> operands_;
+  PerDim leading_;
+  absl::InlinedVector<Operand, kMaxOperands> operands_;
   std::vector<float> scratch_;
-  std::vector<RowDim> dims_;
-  std::vector<std::unique_ptr<KernelBuffer>> buffers_;
+  RowDims dims_;
+  std::optional<KernelBuffer> buffers_[kMaxOperands];
 };
 
 }  // namespace halnorm::internal

@@ -62,12 +62,15 @@ int RowsPerChunk(int64_t hidden, halnorm_dtype dtype) {
   return static_cast<int>(std::clamp<int64_t>(262144 / row_bytes, 16, 1024));
 }
 
-// Adds `count` partials (n, chunk, b, outer), in that fixed order, into `sum`.
-void SumPartials(const float* partials, int64_t count, int64_t hidden, std::vector<float>* sum) {
-  sum->assign(hidden, 0.f);
-  for (int64_t base = 0; base < count; base += hidden) {
-    for (int64_t n = 0; n < hidden; n++) (*sum)[n] += partials[base + n];
+// Adds the `count / hidden` partials (n, chunk, b, outer), in that fixed
+// order, into the first one, and stores that into `out`.
+void StoreSumOfPartials(float* partials, int64_t count, int64_t hidden, const halnorm_tensor& out) {
+  float* sum = partials;
+  for (int64_t base = hidden; base < count; base += hidden) {
+    const float* partial = partials + base;
+    for (int64_t n = 0; n < hidden; n++) sum[n] += partial[n];
   }
+  StoreFromF32(sum, hidden, out);
 }
 
 absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
@@ -127,15 +130,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
 
-  std::vector<float> sum;
-  if (a.dweight) {
-    SumPartials(dweight_partials.get(), partial_count, g.hidden, &sum);
-    StoreFromF32(sum.data(), g.hidden, *a.dweight);
-  }
-  if (a.dbias) {
-    SumPartials(dbias_partials.get(), partial_count, g.hidden, &sum);
-    StoreFromF32(sum.data(), g.hidden, *a.dbias);
-  }
+  if (a.dweight) StoreSumOfPartials(dweight_partials.get(), partial_count, g.hidden, *a.dweight);
+  if (a.dbias) StoreSumOfPartials(dbias_partials.get(), partial_count, g.hidden, *a.dbias);
   return absl::OkStatus();
 }
 

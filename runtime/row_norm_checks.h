@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "runtime/halnorm_c.h"
+#include "runtime/row_view.h"
 
 namespace halnorm::internal {
 
@@ -16,7 +17,7 @@ namespace halnorm::internal {
 struct RowGeometry {
   int leading;
   int64_t hidden;
-  std::vector<int64_t> leading_extents;
+  PerDim leading_extents;
 };
 
 // The options, or their defaults when `opt` is null.

@@ -4,9 +4,8 @@
 
 namespace halnorm::internal {
 
-std::vector<RowDim> FoldRowDims(absl::Span<const int64_t> extents,
-                                const std::vector<std::vector<int64_t>>& strides) {
-  std::vector<RowDim> dims;
+RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const PerDim> strides) {
+  RowDims dims;
   for (size_t d = 0; d < extents.size(); d++) {
     if (extents[d] == 1) continue;
     RowDim dim{extents[d], {}};
@@ -16,7 +15,7 @@ std::vector<RowDim> FoldRowDims(absl::Span<const int64_t> extents,
   // Innermost first by the first tensor's stride; stable keeps ties in order.
   std::stable_sort(dims.begin(), dims.end(),
                    [](const RowDim& a, const RowDim& b) { return a.strides[0] < b.strides[0]; });
-  std::vector<RowDim> folded;
+  RowDims folded;
   for (const RowDim& dim : dims) {
     if (!folded.empty()) {
       RowDim& inner = folded.back();
