@@ -54,8 +54,8 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     Expr pixels = x.dim(0).extent();
     f.channels = channels;
     Func dyf("dyf"), xhat("xhat"), g("g");
-    dyf(p, c, s) = cast<float>((*dy_)(p, c, s));
-    xhat(p, c, s) = (cast<float>(x(p, c, s)) - (*mean_)(p, 0, s)) * (*rstd_)(p, 0, s);
+    dyf(p, c, s) = AsF32((*dy_)(p, c, s));
+    xhat(p, c, s) = (AsF32(x(p, c, s)) - (*mean_)(p, 0, s)) * (*rstd_)(p, 0, s);
     g(p, c, s) = dyf(p, c, s) * select(*has_weight_, (*weight_)(c), 1.f);
     RDom k(0, channels, "k");
     f.k = k;

@@ -55,7 +55,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     RDom k(0, channels, "k");
     f.k = k;
     Func xf("xf"), shifted("shifted");
-    xf(p, c, s) = cast<float>(x(p, c, s));
+    xf(p, c, s) = AsF32(x(p, c, s));
     shifted(p, c, s) = xf(p, c, s) - xf(p, 0, s);
     f.sum = Func("sum");
     f.sum(p, s) = 0.f;

@@ -66,8 +66,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.hidden = hidden;
     Func dyf("dyf"), xhat("xhat"), g("g"), g_xhat("g_xhat");
     Expr rstd = (*rstd_)(0, r, b);
-    dyf(n, r, b) = cast<float>(dy(n, r, b));
-    Expr xf = cast<float>(x(n, r, b));
+    dyf(n, r, b) = AsF32(dy(n, r, b));
+    Expr xf = AsF32(x(n, r, b));
     xhat(n, r, b) = (layer ? xf - (*mean_)(0, r, b) : xf) * rstd;
     g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
     g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
@@ -81,7 +81,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);
     if (layer) dnorm -= sums(r, b)[1] * inv_hidden;
-    Expr extra = select(*has_dresidual_, cast<float>((*dresidual_)(n, r, b)), 0.f);
+    Expr extra = select(*has_dresidual_, AsF32((*dresidual_)(n, r, b)), 0.f);
     dx(n, r, b) = StoreAs(act, rstd * dnorm + extra);
 
     // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in

@@ -73,11 +73,11 @@ class RowNormForward : public Generator<RowNormForward> {
     f.hidden = hidden;
     Func h("h"), stored_h("stored_h");
     if (residual) {
-      Expr sum = *residual_alpha_ * cast<float>(x(n, r, b)) + cast<float>((*residual_)(n, r, b));
+      Expr sum = *residual_alpha_ * AsF32(x(n, r, b)) + AsF32((*residual_)(n, r, b));
       stored_h(n, r, b) = StoreAs(act, sum);
-      h(n, r, b) = cast<float>(stored_h(n, r, b));
+      h(n, r, b) = AsF32(stored_h(n, r, b));
     } else {
-      h(n, r, b) = cast<float>(x(n, r, b));
+      h(n, r, b) = AsF32(x(n, r, b));
     }
 
     const RowReduction rows(lane, r, b, hidden, int(vector_width) * int(accumulators));
