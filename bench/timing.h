@@ -11,6 +11,10 @@
 namespace halnorm::bench {
 
 constexpr double kMinRepetitionSeconds = 0.01;
+// Calls slower than this (the largest shapes) get at most kSlowCallReps
+// repetitions: their spread is small next to their length.
+constexpr double kSlowCallSeconds = 0.2;
+constexpr int kSlowCallReps = 3;
 
 template <typename Call>
 double MedianSecondsPerCall(Call call, int repetitions) {
@@ -23,6 +27,7 @@ double MedianSecondsPerCall(Call call, int repetitions) {
   call();  // sizes the batch
   const double warm = std::max(seconds_since(start), 1e-9);
   const long batch = std::max(1L, std::lround(std::ceil(kMinRepetitionSeconds / warm)));
+  if (warm > kSlowCallSeconds) repetitions = std::min(repetitions, kSlowCallReps);
   std::vector<double> per_call;
   for (int rep = 0; rep < repetitions; rep++) {
     start = Clock::now();

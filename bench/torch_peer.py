@@ -16,6 +16,11 @@ TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat
 # A repetition runs the op this long or more, so timer resolution and
 # per-call jitter stay small next to the time measured.
 MIN_REP_SECONDS = 0.010
+# Calls slower than this (PyTorch's bf16 on the largest shapes: seconds each)
+# get at most SLOW_CALL_REPS repetitions, which keeps the whole grid to well
+# under an hour; their run-to-run spread is small next to their length.
+SLOW_CALL_SECONDS = 0.2
+SLOW_CALL_REPS = 3
 
 
 def layer_norm(x, w, b):
@@ -59,7 +64,7 @@ def time_op(op: str, dtype: str, dims: tuple[int, ...],
     each thread count. Inputs are built once and freed on return."""
     function, has_bias = OPS[op]
     inputs = random_inputs(op, TORCH_DTYPES[dtype], dims, has_bias)
-    dy = torch.randn(dims).to(TORCH_DTYPES[dtype])
+    dy = torch.randn(dims, dtype=TORCH_DTYPES[dtype])
     timings = []
     for count in threads:
         torch.set_num_threads(count)
@@ -76,10 +81,10 @@ def time_op(op: str, dtype: str, dims: tuple[int, ...],
 
 def random_inputs(op, dtype, dims, has_bias):
     """x ~ N(0,1) plus per-feature weight (and bias), all in `dtype`, as a
-    PyTorch user keeps them. Drawn in f32: 1.13 has no f16 randn on CPU."""
+    PyTorch user keeps them."""
     features = dims[1] if op == "layer_norm2d" else dims[-1]
     shapes = [dims, (features,)] + ([(features,)] if has_bias else [])
-    return [torch.randn(shape).to(dtype) for shape in shapes]
+    return [torch.randn(shape, dtype=dtype) for shape in shapes]
 
 
 def forward_call(function, inputs):
@@ -96,17 +101,30 @@ def backward_call(function, inputs, dy):
 
 def seconds_per_call(call, reps):
     """Median over `reps` repetitions of (repetition time / calls in it)."""
-    call()  # warm-up: first touch of fresh buffers, lazy kernel setup
-    start = time.perf_counter()
-    call()  # calibration, on a warm call
-    calls_per_rep = math.ceil(MIN_REP_SECONDS / max(time.perf_counter() - start, 1e-9))
+    calls_per_rep, warm_seconds = calibrate(call)
+    if warm_seconds > SLOW_CALL_SECONDS:
+        reps = min(reps, SLOW_CALL_REPS)
     per_call = []
     for _ in range(reps):
-        start = time.perf_counter()
-        for _ in range(calls_per_rep):
-            call()
-        per_call.append((time.perf_counter() - start) / calls_per_rep)
+        per_call.append(seconds(call, calls_per_rep) / calls_per_rep)
     return statistics.median(per_call)
+
+
+def calibrate(call):
+    """Calls per repetition and the seconds of one warm call. A short
+    warm-up is timed again: its first-call costs (lazy setup, first touch of
+    buffers) would make the count too small."""
+    elapsed = seconds(call)
+    if elapsed < MIN_REP_SECONDS:
+        elapsed = seconds(call)
+    return math.ceil(MIN_REP_SECONDS / max(elapsed, 1e-9)), elapsed
+
+
+def seconds(call, times=1):
+    start = time.perf_counter()
+    for _ in range(times):
+        call()
+    return time.perf_counter() - start
 
 
 def short(error: Exception) -> str:

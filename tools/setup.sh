@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package halnorm builds, tests and benchmarks with.
+# Installs every Debian package halnorm builds, tests and benchmarks with
+# (with --report, also the performance report's PyTorch and gnuplot).
 # Idempotent: only missing packages are installed, so a second run is a no-op.
 set -euo pipefail
 
@@ -12,6 +13,15 @@ packages=(
   libbenchmark-dev
   libdnnl-dev              # oneDNN 2.6: benchmark peer
 )
+
+# The performance report's peers (bazel run //bench:report): large, so only
+# with --report.
+if [[ "${1:-}" == "--report" ]]; then
+  packages+=(
+    python3-torch            # the PyTorch column
+    gnuplot-nox              # the report's plot
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do
