@@ -5,7 +5,7 @@
 // Buffers are (n, r, b) as in the forward generator. Signature (added in
 // configure(), bound by name):
 //   dy, x, [mean], rstd, weight, dresidual, has_weight, has_dresidual,
-//   weight_offset, rows_per_chunk  ->  dx, dweight_partial, [dbias_partial]
+//   rows_per_chunk  ->  dx, dweight_partial, [dbias_partial]
 // [mean, dbias_partial] only for layer. Partials are (n, chunk, b), f32,
 // chunk = r / rows_per_chunk.
 #include "Halide.h"
@@ -39,7 +39,6 @@ class RowNormBackward : public Generator<RowNormBackward> {
     dresidual_ = add_input<Buffer<>>("dresidual", act, 3);
     has_weight_ = add_input<bool>("has_weight");
     has_dresidual_ = add_input<bool>("has_dresidual");
-    weight_offset_ = add_input<float>("weight_offset");
     rows_per_chunk_ = add_input<int>("rows_per_chunk");
     dx_ = add_output<Buffer<>>("dx", act, 3);
     dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
@@ -69,7 +68,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     dyf(n, r, b) = AsF32(dy(n, r, b));
     Expr xf = AsF32(x(n, r, b));
     xhat(n, r, b) = (layer ? xf - (*mean_)(0, r, b) : xf) * rstd;
-    g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
+    g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n), 1.f);
     g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
 
     const RowReduction row_sums(lane, r, b, hidden, int(vector_width) * int(accumulators));
@@ -119,7 +118,6 @@ class RowNormBackward : public Generator<RowNormBackward> {
     weight_->set_estimates({{0, est_hidden}});
     has_weight_->set_estimate(true);
     has_dresidual_->set_estimate(false);
-    weight_offset_->set_estimate(0.f);
     rows_per_chunk_->set_estimate(est_chunk);
     dx.set_estimates(rows_estimate);
     dweight_partial_->set_estimates(partial_estimate);
@@ -141,7 +139,6 @@ class RowNormBackward : public Generator<RowNormBackward> {
   Input<Buffer<>>* dresidual_ = nullptr;
   Input<bool>* has_weight_ = nullptr;
   Input<bool>* has_dresidual_ = nullptr;
-  Input<float>* weight_offset_ = nullptr;
   Input<int>* rows_per_chunk_ = nullptr;
   Output<Buffer<>>* dx_ = nullptr;
   Output<Buffer<float>>* dweight_partial_ = nullptr;

@@ -8,7 +8,8 @@
 // Signature (inputs and outputs are added in configure(), in this order;
 // the runtime binds them by name through the _argv entry point):
 //   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
-//   weight_offset, eps  ->  y, [residual_out], [mean], rstd
+//   eps  ->  y, [residual_out], [mean], rstd
+// The runtime folds options.weight_offset into the f32 weight it passes.
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
 #include "generators/norm_types.h"
@@ -45,7 +46,6 @@ class RowNormForward : public Generator<RowNormForward> {
     has_weight_ = add_input<bool>("has_weight");
     if (layer) has_bias_ = add_input<bool>("has_bias");
     if (residual) residual_alpha_ = add_input<float>("residual_alpha");
-    weight_offset_ = add_input<float>("weight_offset");
     eps_ = add_input<float>("eps");
     y_ = add_output<Buffer<>>("y", act, 3);
     if (residual) residual_out_ = add_output<Buffer<>>("residual_out", act, 3);
@@ -122,7 +122,7 @@ class RowNormForward : public Generator<RowNormForward> {
     }
     f.stats.push_back(f.rstd);
 
-    Expr scale = select(*has_weight_, (*weight_)(n) + *weight_offset_, 1.f);
+    Expr scale = select(*has_weight_, (*weight_)(n), 1.f);
     Expr normalized = centered(n, r, b) * f.rstd(r, b) * scale;
     if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
     y(n, r, b) = StoreAs(act, normalized);
@@ -154,7 +154,6 @@ class RowNormForward : public Generator<RowNormForward> {
     y.set_estimates(rows_estimate);
     weight_->set_estimates({{0, est_hidden}});
     has_weight_->set_estimate(true);
-    weight_offset_->set_estimate(0.f);
     eps_->set_estimate(1e-5f);
     rstd_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
     if (layer) {
@@ -188,7 +187,6 @@ class RowNormForward : public Generator<RowNormForward> {
   Input<bool>* has_weight_ = nullptr;
   Input<bool>* has_bias_ = nullptr;
   Input<float>* residual_alpha_ = nullptr;
-  Input<float>* weight_offset_ = nullptr;
   Input<float>* eps_ = nullptr;
   Output<Buffer<>>* y_ = nullptr;
   Output<Buffer<>>* residual_out_ = nullptr;

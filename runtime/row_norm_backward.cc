@@ -99,7 +99,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   batch.AddPerRow("rstd", a.rstd);
   batch.Fold();
 
-  F32Param weight(a.weight, g.hidden, a.x->data);
+  F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
   const halide_type_t f32 = HalideType(HALNORM_F32);
 
   const int rows_per_chunk = RowsPerChunk(g.hidden, a.x->dtype);
@@ -116,7 +116,6 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   call.Bind("weight", weight.buffer())
       .Bind("has_weight", weight.present())
       .Bind("has_dresidual", a.opt.residual != nullptr)
-      .Bind("weight_offset", a.opt.weight_offset)
       .Bind("rows_per_chunk", rows_per_chunk);
   for (int64_t o = 0; o < batch.outer_extent(); o++) {
     batch.Bind(call, o);

@@ -74,14 +74,14 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   batch.AddPerRow("rstd", a.rstd);
   batch.Fold();
 
-  F32Param weight(a.weight, g.hidden, a.x->data), bias(a.bias, g.hidden, a.x->data);
+  F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
+  F32Param bias(a.bias, g.hidden, a.x->data);
   KernelCall call(**chosen);
   call.Bind("weight", weight.buffer())
       .Bind("bias", bias.buffer())
       .Bind("has_weight", weight.present())
       .Bind("has_bias", bias.present())
       .Bind("residual_alpha", a.opt.residual_alpha)
-      .Bind("weight_offset", a.opt.weight_offset)
       .Bind("eps", a.opt.eps);
   for (int64_t o = 0; o < batch.outer_extent(); o++) {
     batch.Bind(call, o);
