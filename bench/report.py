@@ -11,27 +11,21 @@ target summary) and report.png (GB/s against N).
 import argparse
 import csv
 import datetime
-import math
 import os
 import shlex
-import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import torch_peer
+from report_analysis import DIRECTIONS, dims_of, llc_bytes, logical_bytes, report_lines
+from report_markdown import markdown
+from report_plot import write_plot
 
 OPS = ("layer_norm", "rms_norm", "layer_norm2d")
 DTYPES = ("f32", "f16", "bf16")
-DIRECTIONS = torch_peer.DIRECTIONS
-BYTES_PER_ELEMENT = {"f32": 4, "f16": 2, "bf16": 2}
-# Logical bytes per call are accesses x elements x s: forward reads x and
-# writes y; backward reads x and dy and writes dx.
-ACCESSES = {"forward": 2, "backward": 3}
 
 ROW_LENGTHS = (128, 768, 1024, 2048, 4096, 8192, 16384)
 ROW_COUNTS = (1, 16, 512, 4096, 16384)
@@ -45,9 +39,6 @@ QUICK_LAYER_NORM2D_SHAPES = ("8x96x56x56",)
 RUNNER_PEERS = ("halnorm", "onednn", "naive")
 REFERENCES = ("stream_copy", "stream_add", "cache_copy", "cache_add")
 CSV_FIELDS = ("op", "direction", "dtype", "shape", "threads", "column", "gbps", "status")
-# What halnorm is compared with besides its regime's reference ("ref").
-PEER_COLUMNS = ("onednn", "pytorch", "naive")
-DISPLAY_NAMES = {"halnorm": "halnorm", "onednn": "oneDNN", "pytorch": "PyTorch", "naive": "naive"}
 DEFAULT_THREADS = (1, 2)
 DEFAULT_REPS = 5
 
@@ -71,7 +62,7 @@ class Row:
         return self.status.removeprefix("n/a:").strip()
 
 
-# ---------------------------------------------------------------- grid
+# ---------------------------------------------------------------- command line and grid
 
 
 def parse_args(argv):
@@ -102,6 +93,20 @@ def thread_counts(text):
     return tuple(int(count) for count in text.split(","))
 
 
+def invocation(args):
+    """The command that reproduces this report."""
+    if "BUILD_WORKSPACE_DIRECTORY" not in os.environ:
+        return shlex.join(["python3", *sys.argv])
+    flags = ["--quick"] if args.quick else []
+    for name, default in (("ops", OPS), ("dtypes", DTYPES),
+                          ("threads", DEFAULT_THREADS), ("reps", DEFAULT_REPS)):
+        value = getattr(args, name)
+        if value != default:
+            text = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+            flags.append(f"--{name}={text}")
+    return " ".join(["bazel run //bench:report", *(["--", *flags] if flags else [])])
+
+
 def grid(ops, dtypes, quick):
     """(op, dtype, shape) in report order."""
     lengths, counts = (QUICK_ROW_LENGTHS, QUICK_ROW_COUNTS) if quick else (ROW_LENGTHS, ROW_COUNTS)
@@ -109,18 +114,6 @@ def grid(ops, dtypes, quick):
     image_shapes = QUICK_LAYER_NORM2D_SHAPES if quick else LAYER_NORM2D_SHAPES
     return [(op, dtype, shape) for op in ops for dtype in dtypes
             for shape in (image_shapes if op == "layer_norm2d" else row_shapes)]
-
-
-def dims_of(shape):
-    return tuple(int(d) for d in shape.split("x"))
-
-
-def tensor_bytes(dtype, shape):
-    return math.prod(dims_of(shape)) * BYTES_PER_ELEMENT[dtype]
-
-
-def logical_bytes(direction, dtype, shape):
-    return ACCESSES[direction] * tensor_bytes(dtype, shape)
 
 
 # ---------------------------------------------------------------- measuring
@@ -225,355 +218,13 @@ def elapsed(seconds):
     return str(datetime.timedelta(seconds=round(seconds)))
 
 
-# ---------------------------------------------------------------- analysis
-
-
-def llc_bytes():
-    """Last-level cache size from sysfs ("32768K"); 32 MiB when unknown."""
-    try:
-        text = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
-        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-        return int(text.rstrip("KMG")) * units.get(text[-1], 1)
-    except (OSError, ValueError):
-        return 32 << 20
-
-
-def regime(direction, dtype, shape, llc):
-    if tensor_bytes(dtype, shape) >= 4 * llc:
-        return "dram"
-    if logical_bytes(direction, dtype, shape) <= llc:
-        return "cache"
-    return "mixed"
-
-
-def reference_column(direction, shape_regime):
-    """DRAM STREAM for dram shapes, else a copy/add of the same bytes."""
-    access = "copy" if direction == "forward" else "add"
-    return f"{'stream' if shape_regime == 'dram' else 'cache'}_{access}"
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of a report table: a shape at a thread count, with the rows
-    halnorm is compared with (None where nothing was recorded)."""
-    op: str
-    direction: str
-    dtype: str
-    shape: str
-    threads: int
-    regime: str
-    reference: str  # the runner column "ref" stands for
-    cells: dict  # "halnorm", "ref" and each of PEER_COLUMNS -> Row | None
-
-    def gbps(self, name):
-        row = self.cells[name]
-        return row.gbps if row else None
-
-    def ran(self, name):
-        return self.gbps(name) is not None
-
-    def ratio(self, name):
-        """halnorm's GB/s over `name`'s; None unless both ran."""
-        mine, theirs = self.gbps("halnorm"), self.gbps(name)
-        return mine / theirs if mine is not None and theirs else None
-
-    def label(self):
-        threads = f"{self.threads} thread{'s' if self.threads > 1 else ''}"
-        return f"{self.op} {self.direction} {self.dtype} {self.shape}, {threads}"
-
-
-def report_lines(rows, cases, threads, llc):
-    """Lines in grid order, for every case with at least one row."""
-    by_key = {row.key(): row for row in rows}
-    measured = {(row.op, row.dtype, row.shape) for row in rows}
-    lines = []
-    for op, dtype, shape in (case for case in cases if case in measured):
-        for direction in DIRECTIONS:
-            shape_regime = regime(direction, dtype, shape, llc)
-            reference = reference_column(direction, shape_regime)
-            for count in threads:
-                cells = {name: by_key.get((op, direction, dtype, shape, count, name))
-                         for name in ("halnorm", *PEER_COLUMNS)}
-                cells["ref"] = by_key.get((op, "-", dtype, shape, count, reference))
-                lines.append(Line(op, direction, dtype, shape, count, shape_regime,
-                                  reference, cells))
-    return lines
-
-
-@dataclass(frozen=True)
-class Target:
-    title: str
-    versus: str  # the cell halnorm's GB/s is divided by
-    threshold: float
-    applies: Callable[[Line], bool]
-
-    def met(self, line):
-        ratio = line.ratio(self.versus)
-        return ratio is not None and ratio >= self.threshold
-
-    def shortfall_order(self, line):
-        """Sort key, worst first: lines where halnorm did not run, then by ratio."""
-        ratio = line.ratio(self.versus)
-        return -math.inf if ratio is None else ratio
-
-
-def is_small_row_norm(line):
-    return line.op != "layer_norm2d" and dims_of(line.shape)[0] <= 16
-
-
-TARGETS = (
-    Target("forward >= 0.90x DRAM STREAM copy, dram shapes", "ref", 0.90,
-           lambda line: line.direction == "forward" and line.regime == "dram"),
-    Target("backward >= 0.80x DRAM STREAM add, dram shapes", "ref", 0.80,
-           lambda line: line.direction == "backward" and line.regime == "dram"),
-    Target(">= 0.70x a copy/add of the same bytes, cache shapes", "ref", 0.70,
-           lambda line: line.regime == "cache"),
-    Target(">= 1.2x oneDNN, where oneDNN ran", "onednn", 1.2,
-           lambda line: line.ran("onednn")),
-    Target(">= 2x PyTorch, where PyTorch ran", "pytorch", 2.0,
-           lambda line: line.ran("pytorch")),
-    Target("row norms with M <= 16: >= 1.0x oneDNN, where oneDNN ran", "onednn", 1.0,
-           lambda line: is_small_row_norm(line) and line.ran("onednn")),
-)
-
-
-# ---------------------------------------------------------------- report.md
-
-
-def markdown(rows, lines, args, llc, complete, case_count):
-    sections = {}
-    for line in lines:
-        sections.setdefault((line.op, line.direction, line.dtype), []).append(line)
-    parts = [header(rows, args, llc, complete, case_count), targets_summary(lines)]
-    parts += [table_section(" ".join(key), section) for key, section in sections.items()]
-    return "\n\n".join(parts) + "\n"
-
-
-def header(rows, args, llc, complete, case_count):
-    measured = len({(row.op, row.dtype, row.shape) for row in rows})
-    coverage = f"{measured} of {case_count} (op, dtype, shape) cases"
-    if not complete:
-        coverage += ", interrupted: partial data"
-    return "\n".join([
-        "# halnorm performance report",
-        "",
-        f"- Date: {datetime.datetime.now():%Y-%m-%d %H:%M}",
-        f"- CPU: {cpu_model()}, {os.cpu_count()} logical CPUs; LLC {llc / (1 << 20):g} MiB",
-        f"- Command: `{invocation(args)}`",
-        f"- Coverage: {coverage}",
-        "",
-        "GB/s are logical, 1e9 bytes/s: a forward call moves 2·M·N·s bytes (reads x, "
-        "writes y), a backward call 3·M·N·s (reads x and dy, writes dx); s is the bytes "
-        "per element, M·N = N·C·H·W for layer_norm2d. Each value is a median over "
-        f"{args.reps} repetitions. Regime: `dram` when M·N·s >= 4·LLC, `cache` when "
-        "the call's logical bytes fit in the LLC, `mixed` otherwise. `ref` is DRAM "
-        "STREAM copy (forward) or add (backward) at the same thread count on dram "
-        "shapes, and a copy/add over arrays of M·N·s bytes each on the others "
-        "(no target applies to mixed shapes).",
-        "",
-        stream_table(rows),
-    ])
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def invocation(args):
-    """The command that reproduces this report."""
-    if "BUILD_WORKSPACE_DIRECTORY" not in os.environ:
-        return shlex.join(["python3", *sys.argv])
-    flags = ["--quick"] if args.quick else []
-    for name, default in (("ops", OPS), ("dtypes", DTYPES),
-                          ("threads", DEFAULT_THREADS), ("reps", DEFAULT_REPS)):
-        value = getattr(args, name)
-        if value != default:
-            text = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
-            flags.append(f"--{name}={text}")
-    return " ".join(["bazel run //bench:report", *(["--", *flags] if flags else [])])
-
-
-def stream_table(rows):
-    """Medians over all runner calls: the machine's bandwidth drifts, which
-    is why each halnorm row is compared with its own call's STREAM."""
-    table = ["| threads | DRAM STREAM copy GB/s | DRAM STREAM add GB/s |", "|---|---|---|"]
-    for count in sorted({row.threads for row in rows}):
-        medians = []
-        for column in ("stream_copy", "stream_add"):
-            values = [row.gbps for row in rows if row.column == column
-                      and row.threads == count and row.gbps is not None]
-            medians.append(number(statistics.median(values)) if values else "n/a")
-        table.append(markdown_row([str(count), *medians]))
-    return "\n".join(table)
-
-
-def targets_summary(lines):
-    overview = ["## Targets", "", "| # | target | met | shapes |", "|---|---|---|---|"]
-    details = []
-    for index, target in enumerate(TARGETS, 1):
-        scope = [line for line in lines if target.applies(line)]
-        met = sum(target.met(line) for line in scope)
-        overview.append(markdown_row([str(index), target.title, str(met), str(len(scope))]))
-        details += ["", f"**{index}. {target.title}**: {met} of {len(scope)} met."]
-        worst = sorted(scope, key=target.shortfall_order)[:10]
-        if worst:
-            details += ["Worst:", ""]
-            details += [f"- {line.label()}: {ratio_text(line.ratio(target.versus))}"
-                        for line in worst]
-    return "\n".join(overview + details)
-
-
-TABLE_HEADER = ("shape", "threads", "regime", "halnorm GB/s", "ref GB/s", "halnorm/ref",
-                "oneDNN GB/s", "halnorm/oneDNN", "PyTorch GB/s", "halnorm/PyTorch",
-                "naive GB/s")
-
-
-def table_section(title, lines):
-    notes = Footnotes()
-    body = [markdown_row(table_cells(line, notes)) for line in lines]
-    refs = sorted({line.reference for line in lines})
-    section = [f"## {title}", "", f"ref: {', '.join(refs)}.", "",
-               markdown_row(TABLE_HEADER), markdown_row(["---"] * len(TABLE_HEADER)), *body]
-    return "\n".join(section + notes.render())
-
-
-def table_cells(line, notes):
-    return [line.shape, str(line.threads), line.regime,
-            gbps_cell(line, "halnorm", notes),
-            gbps_cell(line, "ref", notes), ratio_text(line.ratio("ref")),
-            gbps_cell(line, "onednn", notes), ratio_text(line.ratio("onednn")),
-            gbps_cell(line, "pytorch", notes), ratio_text(line.ratio("pytorch")),
-            gbps_cell(line, "naive", notes)]
-
-
-def gbps_cell(line, name, notes):
-    if line.ran(name):
-        return number(line.gbps(name))
-    row = line.cells[name]
-    who = line.reference if name == "ref" else DISPLAY_NAMES[name]
-    return notes.mark(who, row.reason() if row else "not measured")
-
-
-class Footnotes:
-    """Why cells are n/a: each reason once per table, numbered by first use,
-    with the columns it struck (a failed runner call strikes them all)."""
-
-    def __init__(self):
-        self.columns_by_reason = {}
-
-    def mark(self, column, reason):
-        columns = self.columns_by_reason.setdefault(reason, [])
-        if column not in columns:
-            columns.append(column)
-        return f"n/a ({list(self.columns_by_reason).index(reason) + 1})"
-
-    def render(self):
-        if not self.columns_by_reason:
-            return []
-        return [""] + [f"- ({number}) {', '.join(columns)}: {reason}" for number, (reason, columns)
-                       in enumerate(self.columns_by_reason.items(), 1)]
-
-
-def number(value):
-    return f"{value:.2f}"
-
-
-def ratio_text(ratio):
-    return "n/a" if ratio is None else number(ratio)
-
-
-def markdown_row(cells):
-    return "| " + " | ".join(cells) + " |"
+# ---------------------------------------------------------------- main
 
 
 def write_atomically(path, text):
     staged = path.with_name(path.name + ".tmp")
     staged.write_text(text)
     os.replace(staged, path)
-
-
-# ---------------------------------------------------------------- report.png
-
-PLOT_SCRIPT = Path(__file__).with_name("report_plot.gp")
-PLOT_ROWS = 4096  # the M of every panel
-PLOT_OPS = ("layer_norm", "rms_norm")
-PLOT_DTYPES = ("f32", "bf16")
-PLOT_PEERS = ("halnorm", *PEER_COLUMNS)
-
-
-def write_plot(rows, threads, out_dir):
-    """report.png: GB/s against N at M = PLOT_ROWS and the most threads, a
-    panel per direction, op and dtype that has data."""
-    count = max(threads)
-    by_key = {row.key(): row for row in rows}
-    with tempfile.TemporaryDirectory() as data_dir:
-        panels = []
-        for direction in DIRECTIONS:
-            for op in PLOT_OPS:
-                for dtype in PLOT_DTYPES:
-                    table = panel_table(by_key, op, direction, dtype, count)
-                    if table:
-                        stem = f"{op}_{dtype}_{direction}"
-                        Path(data_dir, f"{stem}.dat").write_text(table)
-                        panels.append((stem, f"{op} {dtype} {direction}"))
-        if not panels:
-            print(f"report.png not written: no layer_norm/rms_norm f32/bf16 rows at "
-                  f"M={PLOT_ROWS}", file=sys.stderr)
-            return
-        run_gnuplot(data_dir, panels, f"M = {PLOT_ROWS} rows, {count} threads",
-                    out_dir / "report.png")
-
-
-def panel_table(by_key, op, direction, dtype, threads):
-    """gnuplot data, a line per N with NaN for what did not run; None when
-    nothing at all ran."""
-    lengths = sorted({dims_of(shape)[1] for (row_op, _, row_dtype, shape, _, _) in by_key
-                      if (row_op, row_dtype) == (op, dtype) and dims_of(shape)[0] == PLOT_ROWS})
-    access = "copy" if direction == "forward" else "add"
-    header = ["N", *(f'"{DISPLAY_NAMES[peer]}"' for peer in PLOT_PEERS), f'"DRAM STREAM {access}"']
-    lines, any_value = [" ".join(header)], False
-    for length in lengths:
-        shape = f"{PLOT_ROWS}x{length}"
-        keys = [(op, direction, dtype, shape, threads, peer) for peer in PLOT_PEERS]
-        keys.append((op, "-", dtype, shape, threads, f"stream_{access}"))
-        values = [by_key[key].gbps if key in by_key else None for key in keys]
-        any_value = any_value or any(value is not None for value in values)
-        lines.append(" ".join([str(length), *("NaN" if v is None else f"{v:.3f}" for v in values)]))
-    return "\n".join(lines) + "\n" if any_value else None
-
-
-def run_gnuplot(data_dir, panels, heading, png):
-    staged = png.with_name(png.name + ".tmp")
-    settings = "; ".join([
-        f"datadir = '{data_dir}'",
-        f"out = '{staged}'",
-        f"heading = '{heading}'",
-        f"panels = '{' '.join(stem for stem, _ in panels)}'",
-        # word() keeps a double-quoted title with spaces as one word.
-        f"""titles = '{' '.join(f'"{title}"' for _, title in panels)}'""",
-        f"layout_rows = {min(2, len(panels))}",
-        f"layout_cols = {math.ceil(len(panels) / 2)}",
-    ])
-    try:
-        result = subprocess.run(["gnuplot", "-e", settings, str(PLOT_SCRIPT)],
-                                capture_output=True, text=True)
-    except OSError as error:
-        print(f"report.png not written: {error}", file=sys.stderr)
-        return
-    if result.returncode != 0:
-        print(f"report.png not written: gnuplot: {result.stderr.strip()}", file=sys.stderr)
-        return
-    os.replace(staged, png)
-
-
-# ---------------------------------------------------------------- main
 
 
 def main(argv):
@@ -588,7 +239,8 @@ def main(argv):
     llc = llc_bytes()
     lines = report_lines(results.rows, cases, args.threads, llc)
     write_atomically(args.out / "report.md",
-                     markdown(results.rows, lines, args, llc, complete, len(cases)))
+                     markdown(results.rows, lines, llc=llc, command=invocation(args),
+                              reps=args.reps, complete=complete, case_count=len(cases)))
     write_plot(results.rows, args.threads, args.out)
     print(f"report in {args.out}", file=sys.stderr)
     return 0 if complete else 130

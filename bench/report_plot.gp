@@ -1,5 +1,5 @@
 # report.png: GB/s against N, one panel per op, dtype and direction.
-# bench/report.py sets, with gnuplot -e: datadir, out, heading, panels (data
+# bench/report_plot.py sets, with gnuplot -e: datadir, out, heading, panels (data
 # file stems), titles (one double-quoted title per panel), layout_rows,
 # layout_cols. Each data file: a header line naming the series, then
 # N and one GB/s column per series (NaN where a peer did not run).
