@@ -13,6 +13,7 @@
 #include "runtime/kernel_call.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
+#include "runtime/scratch.h"
 #include "runtime/row_norm_checks.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
@@ -179,15 +180,17 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   const int64_t lanes = ConfigValue(**chosen, "vector_width");
   const int64_t tile = ConfigValue(**chosen, "pixels_per_task");
   const int64_t tiles = (hw + tile - 1) / tile;
-  std::vector<float> dweight_partial(lanes * c * tiles * n), dbias_partial(dweight_partial.size());
+  // The kernel writes every partial, so the scratch is never cleared.
+  const int64_t partial_count = lanes * c * tiles * n;
+  float* const dweight_partial = ThreadScratch(2 * partial_count);
+  float* const dbias_partial = dweight_partial + partial_count;
   const std::initializer_list<DimSpec> partial_dims = {
       {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {n, lanes * c * tiles}};
-  KernelBuffer dw(dweight_partial.data(), f32, partial_dims),
-      db(dbias_partial.data(), f32, partial_dims);
+  KernelBuffer dw(dweight_partial, f32, partial_dims), db(dbias_partial, f32, partial_dims);
   call.Bind("dweight_partial", dw.get()).Bind("dbias_partial", db.get());
   HALNORM_RETURN_IF_ERROR(call.Run());
   // Fixed order: for each channel, samples, then tiles, then lanes.
-  auto store = [&](const std::vector<float>& partial, halnorm_tensor* out) {
+  auto store = [&](const float* partial, halnorm_tensor* out) {
     if (out == nullptr) return;
     std::vector<float> sum(c, 0.f);
     for (int64_t block = 0; block < tiles * n; block++) {

@@ -12,6 +12,7 @@
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
+#include "runtime/scratch.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
 
@@ -65,17 +66,6 @@ int RowsPerChunk(int64_t rows, int64_t hidden, halnorm_dtype dtype) {
   return static_cast<int>(std::max<int64_t>(1, std::min(fits_l2, (rows + 7) / 8)));
 }
 
-// The partials' memory: kept per calling thread and reused, because a fresh
-// allocation of more than 128 KiB is a fresh mmap, and faulting its pages in
-// on every call cost more than the kernel itself (0.5 ms of a 1.1 ms call at
-// M=16, N=16384 on the dev VM). The kernel writes every partial, so it is
-// never cleared.
-float* PartialsScratch(int64_t count) {
-  thread_local std::vector<float> scratch;
-  if (static_cast<int64_t>(scratch.size()) < count) scratch.resize(count);
-  return scratch.data();
-}
-
 // Adds the `count / hidden` partials (n, chunk, b, outer), in that fixed
 // order, into the first one, and stores that into `out`.
 void StoreSumOfPartials(float* partials, int64_t count, int64_t hidden, const halnorm_tensor& out) {
@@ -122,7 +112,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   const int64_t partial_size = g.hidden * chunks * b_extent;
   const int64_t partial_count = partial_size * batch.outer_extent();
   // The kernel writes every partial: no need to zero them here.
-  float* const dweight_partials = PartialsScratch(2 * partial_count);
+  // The kernel writes every partial, so the scratch is never cleared.
+  float* const dweight_partials = ThreadScratch(2 * partial_count);
   float* const dbias_partials = a.op == Op::kLayerNorm ? dweight_partials + partial_count : nullptr;
 
   KernelCall call(**chosen);
