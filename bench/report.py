@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch_peer
 from report_analysis import DIRECTIONS, dims_of, llc_bytes, logical_bytes, report_lines
 from report_markdown import markdown
 from report_plot import write_plot
@@ -164,6 +163,12 @@ def stderr_tail(stderr, lines=3, chars=300):
 
 
 def run_torch(op, dtype, shape, threads, reps):
+    try:
+        import torch_peer  # python3-torch is optional: only this column needs it
+    except ImportError as error:
+        why = f"n/a: PyTorch not importable ({error}); tools/setup.sh --report installs it"
+        return [Row(op, direction, dtype, shape, count, "pytorch", None, why.replace(",", ""))
+                for count in threads for direction in DIRECTIONS]
     rows = []
     for timing in torch_peer.time_op(op, dtype, dims_of(shape), threads, reps):
         gbps = None

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from torch_peer import DIRECTIONS
-
+DIRECTIONS = ("forward", "backward")
 BYTES_PER_ELEMENT = {"f32": 4, "f16": 2, "bf16": 2}
 # Logical bytes per call are accesses x elements x s: forward reads x and
 # writes y; backward reads x and dy and writes dx.

@@ -10,8 +10,9 @@ from typing import Callable, NamedTuple
 import torch
 import torch.nn.functional as F
 
+from report_analysis import DIRECTIONS
+
 EPS = 1e-5
-DIRECTIONS = ("forward", "backward")
 TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 # A repetition runs the op this long or more, so timer resolution and
 # per-call jitter stay small next to the time measured.

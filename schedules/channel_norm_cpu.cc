@@ -2,6 +2,16 @@
 // pixels of one sample; its C x tile block stays in cache while both
 // statistic passes and the output map read it. Everything is vectorized
 // across pixels, so the channel reductions are plain vector adds.
+//
+// Measured (x86_avx2_c0: vector_width 8, 64 pixels per task; AMD EPYC 2-core
+// VM; docs/perf/report.md of 2026-11-22), f32 NCHW over C, GB/s (fraction of
+// DRAM STREAM copy / add at the same thread count):
+//   shape         forward 1t / 2t          backward 1t / 2t
+//   8x96x56x56     6.5 (0.45) / 11.1 (0.54)   5.5 (0.45) /  6.8 (0.29)
+//   8x384x14x14    8.9 (0.58) /  8.4 (0.31)   6.0 (0.37) /  5.0 (0.24)
+//   8x768x7x7      5.9 (0.36) / 10.1 (0.45)   7.6 (0.58) /  6.6 (0.29)
+//   1x256x64x64   12.5 (0.89) / 25.3 (1.16)   6.1 (0.42) / 10.8 (0.47)
+// 256 pixels per task measured no better at 8x96x56x56.
 #include "schedules/channel_norm_schedule.h"
 
 namespace halnorm {

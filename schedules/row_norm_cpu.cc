@@ -3,15 +3,19 @@
 // into tasks run in parallel; everything along the row vectorized.
 //
 // Measured (x86_avx2_c0: vector_width 8, 4 accumulators, 16 rows per task;
-// AMD EPYC 2-core VM, M=4096 f32, bench/layer_norm_bench, medians):
-//   N     1 thread GB/s (frac STREAM copy)   2 threads GB/s (frac)
-//   768   11.6 (0.71)                        17.5 (1.03)
-//   1024   9.0 (0.62)                        17.9 (0.98)
-//   4096   9.7 (0.63)                        16.8 (0.77)
-//   8192   9.9 (0.59)                        17.4 (0.81)
+// AMD EPYC 2-core VM, AVX2; docs/perf/report.md of 2026-11-22, LayerNorm
+// forward, GB/s (fraction of the reference: hot copy for cache/mixed
+// shapes, DRAM STREAM copy for dram ones; ratio to oneDNN 2.6)):
+//   shape        dtype  1 thread                    2 threads
+//   4096x768     f32    11.8 (0.55, 0.87x oneDNN)   20.0 (0.30, 0.83x)
+//   16384x4096   f32    10.0 (0.77, 1.01x)          18.7 (0.82, 1.07x)
+//   16384x16384  f32     9.7 (0.66, 1.10x)          18.9 (0.89, 1.14x)
+//   16384x4096   bf16    7.4 (0.48)                  9.2 (0.40)
+//   16384x16384  bf16    7.0 (0.45)                 12.0 (0.67)
 // One core cannot saturate DRAM with ordinary stores (y's write-allocate
-// reads make it 1.5x the logical traffic); STREAM copy uses glibc's
-// non-temporal stores.
+// reads make it 1.5x the logical traffic; STREAM copy uses glibc's
+// non-temporal stores, which Halide 14 cannot emit); bf16 and f16 are
+// compute-bound on the conversions and the three passes over each row.
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -78,7 +82,17 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // that). Fixed chunks make the partials independent of the thread count.
 // (Fusing the partials into dx's row loop would save the L2 re-read, but
 // Halide 14's compute_with cannot match dx's split row loop with the
-// partials' RDom loop: their loop names differ.)
+// partials' RDom loop: their loop names differ. Summing each partial vector
+// over the chunk's rows in a register instead, rows innermost, was 2.5x
+// slower.)
+//
+// Measured (x86_avx2_c0, as above), LayerNorm backward, GB/s (fraction of
+// hot copy-add or DRAM STREAM add; ratio to oneDNN 2.6):
+//   shape        dtype  1 thread                    2 threads
+//   4096x768     f32     9.9 (0.53, 1.09x oneDNN)   19.6 (0.69, 1.29x)
+//   16384x4096   f32     8.2 (0.68, 1.24x)          14.8 (0.75, 1.34x)
+//   16384x16384  f32     7.6 (0.60, 1.11x)          14.4 (0.69, 1.26x)
+//   16384x4096   bf16    4.9 (0.38)                  6.7 (0.30)
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   Var row("row");
