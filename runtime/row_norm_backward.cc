@@ -2,7 +2,6 @@
 // dweight/dbias partials, then the partials summed in a fixed order.
 #include <algorithm>
 #include <vector>
-#include <memory>
 
 #include "runtime/dispatch.h"
 #include "runtime/f32_param.h"
