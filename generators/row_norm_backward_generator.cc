@@ -71,11 +71,11 @@ class RowNormBackward : public Generator<RowNormBackward> {
     g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n), 1.f);
     g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
 
-    const RowReduction row_sums(lane, r, b, hidden, int(vector_width) * int(accumulators));
+    const RowReduction row_sums(lane, r, b, hidden, vector_width, accumulators);
     f.chunk = row_sums.chunk();
     // Both row sums in one walk along the row.
     Func sums = row_sums.Sum("sums", layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat},
-                             &f.lane_sums);
+                             &f.lane_sums, &f.lane_fold);
     f.stats.push_back(sums);
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);

@@ -21,7 +21,8 @@ namespace {
 
 using namespace Halide;
 
-// Elements averaged for LayerNorm's shift (see the statistics below).
+// Elements averaged for LayerNorm's shift (see the statistics below); a
+// power of two.
 constexpr int kShiftSamples = 16;
 
 class RowNormForward : public Generator<RowNormForward> {
@@ -80,7 +81,7 @@ class RowNormForward : public Generator<RowNormForward> {
       h(n, r, b) = AsF32(x(n, r, b));
     }
 
-    const RowReduction rows(lane, r, b, hidden, int(vector_width) * int(accumulators));
+    const RowReduction rows(lane, r, b, hidden, vector_width, accumulators);
     f.chunk = rows.chunk();
 
     // LayerNorm: shifted-data statistics in one pass over the row: sums of
@@ -90,16 +91,22 @@ class RowNormForward : public Generator<RowNormForward> {
     // cancellation. RMSNorm: the sum of squares.
     Func centered("centered"), squares("squares");
     if (layer) {
+      // Any shift is exact algebra; this one only needs to be near the mean.
+      // A balanced sum (short rows repeat their last element), not a serial
+      // chain: it is part of every row's fixed cost.
       Func shift("shift"), shifted("shifted");
-      Expr head = min(hidden, kShiftSamples);
-      RDom first(0, head, "first");
-      shift(r, b) = 0.f;
-      shift(r, b) += h(first, r, b);
-      shift(r, b) = shift(r, b) / cast<float>(head);
+      std::vector<Expr> head;
+      for (int i = 0; i < kShiftSamples; i++) head.push_back(h(min(i, hidden - 1), r, b));
+      while (head.size() > 1) {
+        std::vector<Expr> pairs;
+        for (size_t i = 0; i < head.size(); i += 2) pairs.push_back(head[i] + head[i + 1]);
+        head = pairs;
+      }
+      shift(r, b) = head[0] * (1.f / kShiftSamples);
       f.stats.push_back(shift);
       shifted(n, r, b) = h(n, r, b) - shift(r, b);
       squares(n, r, b) = shifted(n, r, b) * shifted(n, r, b);
-      Func sums = rows.Sum("sums", {shifted, squares}, &f.lane_sums);
+      Func sums = rows.Sum("sums", {shifted, squares}, &f.lane_sums, &f.lane_fold);
       Func centered_mean("centered_mean"), variance("variance");
       centered_mean(r, b) = sums(r, b)[0] / cast<float>(hidden);
       // Rounding can make it slightly negative; a NaN must stay NaN.
@@ -115,7 +122,7 @@ class RowNormForward : public Generator<RowNormForward> {
     } else {
       centered(n, r, b) = h(n, r, b);
       squares(n, r, b) = h(n, r, b) * h(n, r, b);
-      Func sum_sq = rows.Sum("sq", {squares}, &f.lane_sums);
+      Func sum_sq = rows.Sum("sq", {squares}, &f.lane_sums, &f.lane_fold);
       f.rstd = Func("rstd");
       f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) / cast<float>(hidden) + *eps_);
       f.stats.push_back(sum_sq);

@@ -41,12 +41,14 @@ void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Hal
 }
 
 // Each step along the row updates all accumulators (one vector each,
-// unrolled), so a row reduction streams the row once.
-void ScheduleLaneAccumulators(Func lanes, Var lane, Halide::RVar chunk, Halide::LoopLevel at,
-                              int vw) {
+// unrolled), so a row reduction streams the row once; the fold across
+// accumulators is one vector add each.
+void ScheduleLaneAccumulators(Func lanes, Func fold, Var lane, Halide::RVar chunk,
+                              Halide::LoopLevel at, int vw) {
   Var acc("acc"), simd("simd");
   lanes.compute_at(at).vectorize(lane, vw).unroll(lane);
   lanes.update().split(lane, acc, simd, vw).vectorize(simd).unroll(acc).reorder(simd, acc, chunk);
+  fold.compute_at(at).vectorize(lane, vw);
 }
 
 }  // namespace
@@ -73,7 +75,7 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   // y: one specialization per affine case (weight/bias present).
   VectorizeRowMap(f.y, f.n, f.hidden, f.affine_cases, vw);
   for (Func stat : f.stats) stat.compute_at(f.y, row);
-  ScheduleLaneAccumulators(f.lane_sums, f.lane, f.chunk, {f.y, row}, vw);
+  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.y, row}, vw);
 }
 
 // Backward: chunks of rows are the parallel tasks. Per chunk, dx row by row
@@ -101,7 +103,7 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
       .parallel(f.b);
   VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw);
   for (Func stat : f.stats) stat.compute_at(f.dx, row);
-  ScheduleLaneAccumulators(f.lane_sums, f.lane, f.chunk, {f.dx, row}, vw);
+  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.dx, row}, vw);
   for (Func partial : f.partials) {
     partial.parallel(f.c).parallel(f.b).vectorize(f.n, vw, TailStrategy::GuardWithIf);
     partial.update()

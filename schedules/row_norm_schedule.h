@@ -15,6 +15,7 @@ struct RowNormForwardFuncs {
   Halide::Func residual_out;                  // (n, r, b); undefined without a fused residual
   std::vector<Halide::Func> per_row_outputs;  // (0, r, b): rstd, and mean for LayerNorm
   Halide::Func lane_sums;  // per-lane partial sums (lane, r, b) of the statistics
+  Halide::Func lane_fold;  // lane_sums folded to one vector (lane, r, b)
   std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals
   Halide::Func mean, rstd;
   Halide::Var n, r, b, lane;               // hidden, row, outer row dim, accumulator lane
@@ -28,6 +29,7 @@ struct RowNormBackwardFuncs {
   Halide::Func dx;                              // (n, r, b)
   std::vector<Halide::Func> partials;           // dweight/dbias partial sums, (n, c, b)
   Halide::Func lane_sums;                       // per-lane partial row sums (lane, r, b)
+  Halide::Func lane_fold;                       // lane_sums folded to one vector (lane, r, b)
   std::vector<Halide::Func> stats;              // per-row (r, b) totals
   Halide::Var n, r, b, lane, c;                 // c: chunk of rows_per_chunk rows
   Halide::RVar chunk;                           // the row reductions' walk along n
