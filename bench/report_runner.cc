@@ -52,6 +52,11 @@ int64_t Elements(const Options& o) {
   return count;
 }
 
+// Forward reads x and writes y; backward reads x and dy and writes dx.
+double LogicalBytes(const Options& o, bool forward) {
+  return (forward ? 2.0 : 3.0) * Elements(o) * internal::DtypeBytes(o.dtype);
+}
+
 void PrintRow(const Options& o, const std::string& direction, int threads,
               const std::string& column, double gbps, const std::string& status = "ok") {
   const std::string why = absl::StrReplaceAll(status, {{",", ";"}, {"\n", " "}});
@@ -145,8 +150,7 @@ struct HalnormProblem {
 
 void MeasureHalnorm(const Options& o, int threads, bool forward, HalnormProblem& p) {
   halnorm_set_num_threads(threads);
-  const double bytes = (forward ? 2.0 : 3.0) * Elements(o) * internal::DtypeBytes(o.dtype);
-  Measure(o, forward ? "forward" : "backward", threads, "halnorm", bytes,
+  Measure(o, forward ? "forward" : "backward", threads, "halnorm", LogicalBytes(o, forward),
           [&] { return forward ? p.Forward(o) : p.Backward(o); });
 }
 
@@ -165,8 +169,7 @@ void MeasureOneDnn(const Options& o, int threads, bool forward) {
     return PrintRow(o, direction, threads, "onednn", 0, std::string(created.message()));
   }
   OneDnnLayerNorm::SetThreads(threads);
-  const double bytes = (forward ? 2.0 : 3.0) * Elements(o) * internal::DtypeBytes(o.dtype);
-  Measure(o, direction, threads, "onednn", bytes, [&] {
+  Measure(o, direction, threads, "onednn", LogicalBytes(o, forward), [&] {
     peer->Run();
     return std::string();
   });
@@ -180,8 +183,7 @@ void MeasureNaive(const Options& o, int threads, bool forward) {
   }
   NaiveRowNorm peer(o.op == ReportOp::kRmsNorm, o.shape[0], o.shape[1]);
   peer.Forward(threads);  // statistics for the backward
-  const double bytes = (forward ? 2.0 : 3.0) * Elements(o) * sizeof(float);
-  Measure(o, direction, threads, "naive", bytes, [&] {
+  Measure(o, direction, threads, "naive", LogicalBytes(o, forward), [&] {
     forward ? peer.Forward(threads) : peer.Backward(threads);
     return std::string();
   });
