@@ -4,7 +4,7 @@
 // across pixels, so the channel reductions are plain vector adds.
 //
 // Measured (x86_avx2_c0: vector_width 8, 64 pixels per task; AMD EPYC 2-core
-// VM; docs/perf/report.md of 2026-11-22), f32 NCHW over C, GB/s (fraction of
+// VM; the report run of 2026-11-22 03:03), f32 NCHW over C, GB/s (fraction of
 // DRAM STREAM copy / add at the same thread count):
 //   shape         forward 1t / 2t          backward 1t / 2t
 //   8x96x56x56     6.5 (0.45) / 11.1 (0.54)   5.5 (0.45) /  6.8 (0.29)

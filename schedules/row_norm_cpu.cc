@@ -3,7 +3,7 @@
 // into tasks run in parallel; everything along the row vectorized.
 //
 // Measured (x86_avx2_c0: vector_width 8, 4 accumulators, 16 rows per task;
-// AMD EPYC 2-core VM, AVX2; docs/perf/report.md of 2026-11-22, LayerNorm
+// AMD EPYC 2-core VM, AVX2; the report run of 2026-11-22 03:03, LayerNorm
 // forward, GB/s (fraction of the reference: hot copy for cache/mixed
 // shapes, DRAM STREAM copy for dram ones; ratio to oneDNN 2.6)):
 //   shape        dtype  1 thread                    2 threads
