@@ -79,7 +79,6 @@ void RowBatch::Bind(KernelCall& call, int64_t o) {
   for (size_t t = 0; t < operands_.size(); t++) {
     const Operand& op = operands_[t];
     char* data = op.data + o * outer.strides[t] * op.elem_bytes;
-    buffers_[t].reset();
     buffers_[t].emplace(data, op.type,
                         std::initializer_list<DimSpec>{{op.per_row ? 1 : hidden_, 1},
                                                        {r.extent, r.strides[t]},
