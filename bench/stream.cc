@@ -1,9 +1,10 @@
 #include "bench/stream.h"
 
 #include <algorithm>
-#include <chrono>
 #include <thread>
 #include <vector>
+
+#include "bench/timing.h"
 
 namespace halnorm::bench {
 namespace {
@@ -11,24 +12,20 @@ namespace {
 constexpr int kRepeats = 5;
 
 // Runs body(begin, end) over [0, elements) split across threads; returns the
-// median wall time of kRepeats runs after one warm-up.
+// median wall time of kRepeats runs after a warm-up (which faults the pages
+// in).
 template <typename Body>
 double MedianSeconds(size_t elements, int threads, Body body) {
-  std::vector<double> times;
-  for (int rep = 0; rep <= kRepeats; rep++) {
-    auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; t++) {
-      size_t begin = elements * t / threads, end = elements * (t + 1) / threads;
-      pool.emplace_back([=] { body(begin, end); });
-    }
-    for (auto& th : pool) th.join();
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (rep > 0) times.push_back(seconds);  // rep 0 faults the pages in
-  }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+  return MedianSecondsPerCall(
+      [&] {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; t++) {
+          size_t begin = elements * t / threads, end = elements * (t + 1) / threads;
+          pool.emplace_back([=] { body(begin, end); });
+        }
+        for (auto& th : pool) th.join();
+      },
+      kRepeats);
 }
 
 }  // namespace
