@@ -26,6 +26,7 @@
 #include "bench/bench_support.h"
 #include "bench/hot_copy.h"
 #include "bench/naive_peer.h"
+#include "bench/norm_problem.h"
 #include "bench/onednn_peer.h"
 #include "bench/stream.h"
 #include "bench/timing.h"
@@ -35,10 +36,10 @@
 namespace halnorm::bench {
 namespace {
 
-enum class ReportOp { kLayerNorm, kRmsNorm, kLayerNorm2d };
+using internal::Op;
 
 struct Options {
-  ReportOp op = ReportOp::kLayerNorm;
+  Op op = Op::kLayerNorm;
   std::string op_name, dtype_name, shape_text;
   halnorm_dtype dtype = HALNORM_F32;
   std::vector<int64_t> shape;  // {M, N} or {N, C, H, W}
@@ -84,84 +85,22 @@ void Measure(const Options& o, const std::string& direction, int threads,
   PrintRow(o, direction, threads, column, bytes / seconds / 1e9);
 }
 
-// halnorm's tensors for one problem, in the layout its C API takes.
-struct HalnormProblem {
-  OwnedTensor x, y, dy, dx, weight, bias, dweight, dbias, mean, rstd;
-
-  HalnormProblem(const Options& o, std::mt19937& rng)
-      : x(o.dtype, o.shape, 0.f, rng),
-        y(o.dtype, o.shape, 0.f, rng),
-        dy(o.dtype, o.shape, 0.f, rng),
-        dx(o.dtype, o.shape, 0.f, rng),
-        // Parameters in the activations' dtype, as a framework holds them.
-        weight(o.dtype, {o.shape[1]}, 1.f, rng),
-        bias(o.dtype, {o.shape[1]}, 0.f, rng),
-        dweight(o.dtype, {o.shape[1]}, 0.f, rng),
-        dbias(o.dtype, {o.shape[1]}, 0.f, rng),
-        mean(HALNORM_F32, StatsShape(o), 0.f, rng),
-        rstd(HALNORM_F32, StatsShape(o), 0.f, rng) {}
-
-  static std::vector<int64_t> StatsShape(const Options& o) {
-    if (o.op == ReportOp::kLayerNorm2d) return {o.shape[0], o.shape[2], o.shape[3]};
-    return {o.shape[0]};
-  }
-
-  // Both return "" on success, else halnorm's error.
-  std::string Forward(const Options& o) {
-    halnorm_norm_options opt;
-    halnorm_norm_options_init(&opt);
-    int status = HALNORM_OK;
-    switch (o.op) {
-      case ReportOp::kLayerNorm:
-        status = halnorm_layer_norm_forward(&x.t, &weight.t, &bias.t, &opt, &y.t, &mean.t, &rstd.t);
-        break;
-      case ReportOp::kRmsNorm:
-        status = halnorm_rms_norm_forward(&x.t, &weight.t, &opt, &y.t, &rstd.t);
-        break;
-      case ReportOp::kLayerNorm2d:
-        status = halnorm_layer_norm2d_forward(&x.t, &weight.t, &bias.t, HALNORM_AXES_C, 1e-6f,
-                                              &y.t, &mean.t, &rstd.t);
-        break;
-    }
-    return status == HALNORM_OK ? "" : halnorm_last_error();
-  }
-
-  std::string Backward(const Options& o) {
-    halnorm_norm_options opt;
-    halnorm_norm_options_init(&opt);
-    int status = HALNORM_OK;
-    switch (o.op) {
-      case ReportOp::kLayerNorm:
-        status = halnorm_layer_norm_backward(&dy.t, &x.t, &mean.t, &rstd.t, &weight.t, &opt, &dx.t,
-                                             &dweight.t, &dbias.t);
-        break;
-      case ReportOp::kRmsNorm:
-        status = halnorm_rms_norm_backward(&dy.t, &x.t, &rstd.t, &weight.t, &opt, &dx.t,
-                                           &dweight.t);
-        break;
-      case ReportOp::kLayerNorm2d:
-        status = halnorm_layer_norm2d_backward(&dy.t, &x.t, &mean.t, &rstd.t, &weight.t,
-                                               HALNORM_AXES_C, &dx.t, &dweight.t, &dbias.t);
-        break;
-    }
-    return status == HALNORM_OK ? "" : halnorm_last_error();
-  }
-};
-
-void MeasureHalnorm(const Options& o, int threads, bool forward, HalnormProblem& p) {
+void MeasureHalnorm(const Options& o, int threads, bool forward, NormProblem& p) {
   halnorm_set_num_threads(threads);
-  Measure(o, forward ? "forward" : "backward", threads, "halnorm", LogicalBytes(o, forward),
-          [&] { return forward ? p.Forward(o) : p.Backward(o); });
+  Measure(o, forward ? "forward" : "backward", threads, "halnorm", LogicalBytes(o, forward), [&] {
+    const absl::Status status = forward ? p.Forward() : p.Backward();
+    return std::string(status.message());
+  });
 }
 
 void MeasureOneDnn(const Options& o, int threads, bool forward) {
   const std::string direction = forward ? "forward" : "backward";
-  if (o.op == ReportOp::kRmsNorm) {
+  if (o.op == Op::kRmsNorm) {
     return PrintRow(o, direction, threads, "onednn", 0, "oneDNN 2.6 has no RMSNorm");
   }
   std::unique_ptr<OneDnnLayerNorm> peer;
   absl::Status created =
-      o.op == ReportOp::kLayerNorm
+      o.op == Op::kLayerNorm
           ? OneDnnLayerNorm::Create(o.dtype, o.shape[0], o.shape[1], !forward, &peer)
           : OneDnnLayerNorm::CreateOverChannels(o.dtype, o.shape[0], o.shape[1],
                                                 o.shape[2] * o.shape[3], !forward, &peer);
@@ -177,11 +116,11 @@ void MeasureOneDnn(const Options& o, int threads, bool forward) {
 
 void MeasureNaive(const Options& o, int threads, bool forward) {
   const std::string direction = forward ? "forward" : "backward";
-  if (o.op == ReportOp::kLayerNorm2d || o.dtype != HALNORM_F32) {
+  if (o.op == Op::kLayerNorm2d || o.dtype != HALNORM_F32) {
     return PrintRow(o, direction, threads, "naive", 0,
                     "the naive loop peer covers f32 LayerNorm and RMSNorm only");
   }
-  NaiveRowNorm peer(o.op == ReportOp::kRmsNorm, o.shape[0], o.shape[1]);
+  NaiveRowNorm peer(o.op == Op::kRmsNorm, o.shape[0], o.shape[1]);
   peer.Forward(threads);  // statistics for the backward
   Measure(o, direction, threads, "naive", LogicalBytes(o, forward), [&] {
     forward ? peer.Forward(threads) : peer.Backward(threads);
@@ -230,9 +169,9 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
       return error = std::string("unknown argument ") + argv[i], false;
     }
   }
-  if (o.op_name == "layer_norm") o.op = ReportOp::kLayerNorm;
-  else if (o.op_name == "rms_norm") o.op = ReportOp::kRmsNorm;
-  else if (o.op_name == "layer_norm2d") o.op = ReportOp::kLayerNorm2d;
+  if (o.op_name == "layer_norm") o.op = Op::kLayerNorm;
+  else if (o.op_name == "rms_norm") o.op = Op::kRmsNorm;
+  else if (o.op_name == "layer_norm2d") o.op = Op::kLayerNorm2d;
   else return error = "--op: layer_norm, rms_norm or layer_norm2d", false;
   if (o.dtype_name == "f32") o.dtype = HALNORM_F32;
   else if (o.dtype_name == "f16") o.dtype = HALNORM_F16;
@@ -243,7 +182,7 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
     if (!absl::SimpleAtoi(e, &n) || n < 1) return error = "--shape: " + o.shape_text, false;
     o.shape.push_back(n);
   }
-  const size_t rank = o.op == ReportOp::kLayerNorm2d ? 4 : 2;
+  const size_t rank = o.op == Op::kLayerNorm2d ? 4 : 2;
   if (o.shape.size() != rank) {
     return error = "--shape: " + std::string(rank == 4 ? "NxCxHxW" : "MxN"), false;
   }
@@ -261,13 +200,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::mt19937 rng(7);
-  HalnormProblem problem(o, rng);
+  NormProblem problem(o.op, o.dtype, o.shape, rng);
   for (int threads : o.threads) {
     MeasureReferences(o, threads);
     for (bool forward : {true, false}) {
       if (!forward) {  // the backward reads the forward's statistics
         halnorm_set_num_threads(threads);
-        (void)problem.Forward(o);
+        (void)problem.Forward();
       }
       MeasureHalnorm(o, threads, forward, problem);
       MeasureOneDnn(o, threads, forward);

@@ -4,6 +4,7 @@
 #include <exception>
 #include <new>
 
+#include "runtime/dispatch_tuning.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/layer_norm2d.h"
 #include "runtime/row_norm.h"
@@ -92,5 +93,13 @@ int halnorm_layer_norm2d_backward(const halnorm_tensor* dy, const halnorm_tensor
 const char* halnorm_last_error(void) { return halnorm::internal::LastErrorMessage(); }
 
 void halnorm_set_num_threads(int n) { halnorm::internal::SetThreadLimit(n); }
+
+int halnorm_load_tuning_file(const char* path) {
+  return Report([&] { return halnorm::internal::LoadDispatchTuningFile(path); });
+}
+
+const char* halnorm_tuning_source(void) {
+  return halnorm::internal::CurrentDispatchTuning().source.c_str();
+}
 
 }  // extern "C"

@@ -3,9 +3,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <string>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/builtin_tuning.h"
+#include "runtime/dispatch_tuning.h"
 #include "runtime/status.h"
+#include "runtime/tuning_buckets.h"
+#include "runtime/variant_index.h"
 
 namespace halnorm::internal {
 namespace {
@@ -29,28 +35,71 @@ std::string Describe(const KernelRequest& r) {
                       " hidden=", r.hidden, " rows=", r.rows);
 }
 
+// Where a pick came from, in PickVariant's order of preference.
+enum class Reason { kTuningFile, kBuiltInTable, kDefault };
+
+// Prints the choice and why; the first time, also what tuning is in use
+// (the only way a rejected HALNORM_TUNING_FILE shows up on stderr).
+void PrintChoice(const KernelRequest& request, const Variant& chosen, const TuningKey& key,
+                 Reason reason, const DispatchTuning& tuning) {
+  static std::once_flag once;
+  std::call_once(once, [&tuning] {
+    std::fprintf(stderr, "halnorm dispatch: tuning: %s\n", tuning.source.c_str());
+  });
+  const std::string buckets = DescribeBuckets(key.hidden_bucket, key.row_bucket);
+  std::string why;
+  switch (reason) {
+    case Reason::kTuningFile:
+      why = absl::StrCat("tuning file ", tuning.file_path, ": ", buckets);
+      break;
+    case Reason::kBuiltInTable:
+      why = absl::StrCat("built-in table ", BuiltInTuningSource(chosen.target), ": ", buckets);
+      break;
+    case Reason::kDefault:
+      why = absl::StrCat("default config: no table entry for ", buckets);
+      break;
+  }
+  const char* cap = std::getenv("HALNORM_MAX_ISA");
+  std::fprintf(stderr, "halnorm dispatch: %s -> %s (%s; cpu %s%s%s)\n", Describe(request).c_str(),
+               chosen.name, why.c_str(), IsaName(HostIsa()), cap ? ", HALNORM_MAX_ISA=" : "",
+               cap ? cap : "");
+}
+
 }  // namespace
 
 absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
-  const Isa allowed = MaxDispatchIsa();
-  const Variant* best = nullptr;
-  for (const Variant& v : AllVariants()) {
-    if (!Fits(v, request) || v.isa > allowed) continue;
-    if (best == nullptr || v.isa > best->isa) best = &v;
-  }
-  if (best == nullptr) {
+  const VariantIndex& index = VariantIndex::Get();
+  const VariantKind kind{request.op, request.direction, request.dtype, request.fused_residual};
+  const bool known_dtype = request.dtype >= 0 && request.dtype < kDtypeCount;
+  const int target = known_dtype ? index.DispatchTarget(kind) : -1;
+  if (target < 0) {
     return absl::FailedPreconditionError(absl::StrCat("no compiled kernel for ", Describe(request),
-                                                      " runs on this CPU (", IsaName(allowed),
-                                                      ")"));
+                                                      " runs on this CPU (",
+                                                      IsaName(MaxDispatchIsa()), ")"));
   }
-  if (VerboseDispatch()) {
-    const char* cap = std::getenv("HALNORM_MAX_ISA");
-    std::fprintf(stderr,
-                 "halnorm dispatch: %s -> %s (default order: widest ISA allowed; cpu %s%s%s)\n",
-                 Describe(request).c_str(), best->name, IsaName(HostIsa()),
-                 cap ? ", HALNORM_MAX_ISA=" : "", cap ? cap : "");
+  // Tables key on the plain variant: a forward entry covers the fused one.
+  const TuningKey key{request.op,
+                      request.direction,
+                      request.dtype,
+                      target,
+                      HiddenBucket(request.hidden),
+                      RowBucket(request.rows)};
+  const DispatchTuning& tuning = CurrentDispatchTuning();
+  const Variant* chosen = nullptr;
+  Reason reason = Reason::kTuningFile;
+  if (tuning.file_table != nullptr) {
+    chosen = index.Find(kind, target, tuning.file_table->Config(key));
   }
-  return best;
+  if (chosen == nullptr) {
+    reason = Reason::kBuiltInTable;
+    chosen = index.Find(kind, target, BuiltInTuningTable().Config(key));
+  }
+  if (chosen == nullptr) {
+    reason = Reason::kDefault;
+    chosen = index.Find(kind, target, 0);
+  }
+  if (VerboseDispatch()) PrintChoice(request, *chosen, key, reason, tuning);
+  return chosen;
 }
 
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request) {

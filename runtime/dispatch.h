@@ -9,20 +9,22 @@
 
 namespace halnorm::internal {
 
-// What a call needs; the shape picks among configs once a tuning table exists.
+// What a call needs; the shape picks among a target's configs.
 struct KernelRequest {
   Op op;
   Direction direction;
   halnorm_dtype dtype;
   bool fused_residual;
-  int64_t hidden;
-  int64_t rows;
+  int64_t hidden;  // elements per row; C for LayerNorm2d's channel-norm kernels
+  int64_t rows;    // rows of the whole call; N*H*W pixels for the channel-norm kernels
 };
 
-// Filters the registry by op, direction, dtype and the ISA the CPU allows
-// (capped by HALNORM_MAX_ISA), then takes the ordered default: the widest
-// ISA, then the first config. HALNORM_VERBOSE=dispatch prints the choice and
-// why to stderr.
+// Takes the widest target the CPU allows (capped by HALNORM_MAX_ISA) that
+// computes the request, then its config from, in order: the runtime tuning
+// file (dispatch_tuning.h), the built-in table (builtin_tuning.h), config 0.
+// Tables key on the shape buckets of tuning_buckets.h. Past the first call it
+// allocates nothing (verbose mode aside);
+// HALNORM_VERBOSE=dispatch prints the choice and why to stderr.
 absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request);
 
 // A variant the caller forced (tests, benchmarks) fits the request and runs

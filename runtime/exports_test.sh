@@ -10,7 +10,8 @@ if [[ -n "$others" ]]; then
 fi
 for fn in halnorm_norm_options_init halnorm_layer_norm_forward halnorm_layer_norm_backward \
           halnorm_rms_norm_forward halnorm_rms_norm_backward halnorm_layer_norm2d_forward \
-          halnorm_layer_norm2d_backward halnorm_last_error halnorm_set_num_threads; do
+          halnorm_layer_norm2d_backward halnorm_last_error halnorm_set_num_threads \
+          halnorm_load_tuning_file halnorm_tuning_source; do
   grep -qx "$fn" <<<"$exported" || { echo "FAIL: $lib does not export $fn"; exit 1; }
 done
 echo "PASS: $(wc -l <<<"$exported") symbols, all halnorm_*"

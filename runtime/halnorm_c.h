@@ -82,6 +82,19 @@ int halnorm_layer_norm2d_backward(const halnorm_tensor* dy, const halnorm_tensor
 const char* halnorm_last_error(void); /* thread-local */
 void halnorm_set_num_threads(int n);  /* n <= 0: one per core */
 
+/* Dispatch tuning. Dispatch picks each call's kernel config by shape from a
+ * runtime tuning file (written by tools/autotune for this library build),
+ * else from the table built in, else a default. HALNORM_TUNING_FILE=<path>
+ * loads one at the first call. This loads `path` instead (NULL: back to the
+ * built-in table). A bad file returns HALNORM_ERROR_INVALID_ARGUMENT,
+ * halnorm_last_error() names the path and line, and the table in use stays.
+ * Safe while other threads run kernels. */
+int halnorm_load_tuning_file(const char* path);
+/* What dispatch uses now, e.g. "built-in table", "tuning file /x", or
+ * "built-in table (HALNORM_TUNING_FILE=/x rejected: line 3: ...)". The
+ * string stays valid for the life of the process. */
+const char* halnorm_tuning_source(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 namespace halnorm::internal {
 
 KernelCall::KernelCall(const Variant& variant)
-    : variant_(variant), metadata_(*variant.metadata()) {}
+    : variant_(variant), metadata_(*variant.metadata) {}
 
 int KernelCall::Find(const char* name) const {
   for (int i = 0; i < std::min(metadata_.num_arguments, kMaxArguments); i++) {

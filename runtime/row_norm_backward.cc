@@ -80,11 +80,11 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
   const RowGeometry g = GeometryOf(*a.x, a.opt);
   HALNORM_RETURN_IF_ERROR(Check(a, g));
-  const KernelRequest request{a.op, Direction::kBackward, a.x->dtype, false, g.hidden, 0};
+  RowBatch batch(g.hidden, g.leading_extents);
+  const KernelRequest request{a.op,     Direction::kBackward, a.x->dtype, false,
+                              g.hidden, batch.rows()};
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
-
-  RowBatch batch(g.hidden, g.leading_extents);
   if (batch.rows() == 0) {
     // No rows: the parameter gradients are zero.
     const std::vector<float> zeros(g.hidden, 0.f);

@@ -58,11 +58,11 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   const RowGeometry g = GeometryOf(*a.x, a.opt);
   HALNORM_RETURN_IF_ERROR(Check(a, g));
   const bool residual = a.opt.residual != nullptr;
-  const KernelRequest request{a.op, Direction::kForward, a.x->dtype, residual, g.hidden, 0};
+  RowBatch batch(g.hidden, g.leading_extents);
+  const KernelRequest request{a.op,     Direction::kForward, a.x->dtype, residual,
+                              g.hidden, batch.rows()};
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
-
-  RowBatch batch(g.hidden, g.leading_extents);
   if (batch.rows() == 0) return absl::OkStatus();
   batch.AddRows("x", *a.x);
   batch.AddRows("y", *a.y);

@@ -3,6 +3,7 @@
 #define HALNORM_RUNTIME_VARIANT_REGISTRY_H_
 
 #include "HalideRuntime.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "runtime/cpu_features.h"
 #include "runtime/halnorm_c.h"
@@ -23,13 +24,17 @@ struct Variant {
   const char* target;   // TARGETS key in tools/bazel/halide.bzl
   Isa isa;              // what the CPU must have to run it
   const char* config;   // schedule knobs, "k=v k=v"
+  int config_index;     // the name's _c<k> suffix: the config's index in its target's list
   // Halide's generic entry point and its argument list: kernels of
   // different ops take different arguments, bound by name (kernel_call.h).
   int (*argv)(void** args);
-  const halide_filter_metadata_t* (*metadata)();
+  const halide_filter_metadata_t* metadata;  // argument names, in argv order
 };
 
 absl::Span<const Variant> AllVariants();
+
+// The variant named `name`, or nullptr (a linear scan: not for per-call use).
+const Variant* FindVariant(absl::string_view name);
 
 const char* OpName(Op op);
 const char* DirectionName(Direction direction);

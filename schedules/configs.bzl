@@ -1,17 +1,29 @@
-"""Hand-tuned schedule configs per target, until schedules/tuned/ has them.
+"""Schedule configs per target: the tuned ones where schedules/tuned/ has
+them, else the hand configs below.
 
 Each config is a dict of the generator's schedule knobs (GeneratorParams).
 The config's index in the list is its variant suffix: c0, c1, ...
 """
 
-ROW_NORM_CPU_CONFIGS = {
+load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
+
+HAND_ROW_NORM_CPU_CONFIGS = {
     "x86_avx512": [{"vector_width": 16, "accumulators": 4, "rows_per_task": 16}],
     "x86_avx2": [{"vector_width": 8, "accumulators": 4, "rows_per_task": 16}],
     "x86_sse41": [{"vector_width": 4, "accumulators": 4, "rows_per_task": 16}],
 }
 
-CHANNEL_NORM_CPU_CONFIGS = {
+HAND_CHANNEL_NORM_CPU_CONFIGS = {
     "x86_avx512": [{"vector_width": 16, "pixels_per_task": 64}],
     "x86_avx2": [{"vector_width": 8, "pixels_per_task": 64}],
     "x86_sse41": [{"vector_width": 4, "pixels_per_task": 32}],
 }
+
+def _tuned_or_hand(hand, field):
+    return {
+        target: getattr(TUNED_TARGETS[target], field) if target in TUNED_TARGETS else configs
+        for target, configs in hand.items()
+    }
+
+ROW_NORM_CPU_CONFIGS = _tuned_or_hand(HAND_ROW_NORM_CPU_CONFIGS, "row_norm_configs")
+CHANNEL_NORM_CPU_CONFIGS = _tuned_or_hand(HAND_CHANNEL_NORM_CPU_CONFIGS, "channel_norm_configs")

@@ -7,7 +7,7 @@ the runtime, the tests and the benchmarks all include. Never keep a second list.
 load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CPU_CONFIGS")
 load("//tools/bazel:halide.bzl", "TARGETS")
 
-# A generator family: its hand configs per target and, per direction, the
+# A generator family: its configs per target (tuned or hand) and, per direction, the
 # generator, the schedule knobs it takes, and whether it also comes fused
 # with the residual add.
 _FAMILIES = {
@@ -45,16 +45,16 @@ _FAMILIES = {
 }
 
 # op -> C++ enum, generator family and the GeneratorParams that select it.
-_OPS = {
+OPS = {
     "layer_norm": struct(cc = "kLayerNorm", family = "row_norm", params = {"kind": "layer"}),
     "rms_norm": struct(cc = "kRmsNorm", family = "row_norm", params = {"kind": "rms"}),
     "layer_norm2d": struct(cc = "kLayerNorm2d", family = "channel_norm", params = {}),
 }
 
-_DIRECTION_CC = {"fwd": "kForward", "bwd": "kBackward"}
+DIRECTION_CC = {"fwd": "kForward", "bwd": "kBackward"}
 
 # Activation dtypes (weights, statistics and accumulation are f32 inside).
-_DTYPES = {
+DTYPES = {
     "f32": "HALNORM_F32",
     "f16": "HALNORM_F16",
     "bf16": "HALNORM_BF16",
@@ -62,11 +62,11 @@ _DTYPES = {
 
 def _variants():
     out = []
-    for op, o in _OPS.items():
+    for op, o in OPS.items():
         family = _FAMILIES[o.family]
         for direction, d in family.directions.items():
             for residual in d.residual:
-                for dtype, cc_dtype in _DTYPES.items():
+                for dtype, cc_dtype in DTYPES.items():
                     for target in TARGETS:
                         for i, knobs in enumerate(family.configs[target]):
                             params = {k: knobs[k] for k in d.knobs}
@@ -87,7 +87,7 @@ def _variants():
                                 target = target,
                                 params = params,
                                 cc_op = o.cc,
-                                cc_direction = _DIRECTION_CC[direction],
+                                cc_direction = DIRECTION_CC[direction],
                                 cc_dtype = cc_dtype,
                                 fused_residual = residual,
                             ))

@@ -1,0 +1,41 @@
+#include "runtime/tuning_table.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/tuning_buckets.h"
+#include "runtime/variant_index.h"
+
+namespace halnorm::internal {
+namespace {
+
+std::string DescribeBucket(const char* name, int bucket, const int64_t* bounds, int count) {
+  return bucket < count - 1 ? absl::StrCat(name, "<=", bounds[bucket])
+                            : absl::StrCat(name, ">", bounds[count - 2]);
+}
+
+}  // namespace
+
+TuningTable::TuningTable(int target_count)
+    : target_count_(target_count),
+      configs_(static_cast<size_t>(kOpCount) * kDirectionCount * kDtypeCount * target_count *
+                   kHiddenBuckets * kRowBuckets,
+               -1) {}
+
+size_t TuningTable::Slot(const TuningKey& key) const {
+  size_t slot = static_cast<size_t>(key.op);
+  slot = slot * kDirectionCount + static_cast<size_t>(key.direction);
+  slot = slot * kDtypeCount + static_cast<size_t>(key.dtype);
+  slot = slot * target_count_ + key.target;
+  slot = slot * kHiddenBuckets + key.hidden_bucket;
+  return slot * kRowBuckets + key.row_bucket;
+}
+
+void TuningTable::Set(const TuningKey& key, int config) {
+  configs_[Slot(key)] = static_cast<int16_t>(config);
+}
+
+std::string DescribeBuckets(int hidden_bucket, int row_bucket) {
+  return absl::StrCat(DescribeBucket("hidden", hidden_bucket, kHiddenBucketBounds, kHiddenBuckets),
+                      " ", DescribeBucket("rows", row_bucket, kRowBucketBounds, kRowBuckets));
+}
+
+}  // namespace halnorm::internal

@@ -1,0 +1,47 @@
+// A dispatch table: which config of a target runs calls of one op,
+// direction and dtype in one shape bucket. Dense, so a lookup is index
+// arithmetic (dispatch runs it on every call).
+#ifndef HALNORM_RUNTIME_TUNING_TABLE_H_
+#define HALNORM_RUNTIME_TUNING_TABLE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/variant_registry.h"
+
+namespace halnorm::internal {
+
+// No residual: a forward entry also covers the fused-residual variant.
+struct TuningKey {
+  Op op;
+  Direction direction;
+  halnorm_dtype dtype;
+  int target;         // VariantIndex numbering
+  int hidden_bucket;  // HiddenBucket() of runtime/tuning_buckets.h
+  int row_bucket;     // RowBucket()
+};
+
+class TuningTable {
+ public:
+  // Empty: every key has no entry. Targets are numbered as in VariantIndex.
+  explicit TuningTable(int target_count);
+
+  // Keys must be in range (targets, buckets); checking them is the caller's job.
+  void Set(const TuningKey& key, int config);
+  // The config index for `key`, or -1 when the table has no entry.
+  int Config(const TuningKey& key) const { return configs_[Slot(key)]; }
+
+ private:
+  size_t Slot(const TuningKey& key) const;
+
+  int target_count_;
+  std::vector<int16_t> configs_;
+};
+
+// "hidden<=1024 rows<=16", "hidden>4096 rows>512": a bucket pair for people.
+std::string DescribeBuckets(int hidden_bucket, int row_bucket);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_TUNING_TABLE_H_

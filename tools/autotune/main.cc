@@ -1,0 +1,156 @@
+// tools/autotune: tunes halnorm's schedules for the host, or its dispatch.
+//
+//   bazel run //tools/autotune -- --mode=schedules [--quick]
+//     JIT-compiles every schedule config (and Halide's autoschedulers) for
+//     the host's target, times them on the shape-bucket grid, and writes
+//     schedules/tuned/<target>.bzl (configs to build + bucket table) and
+//     schedules/tuned/index.bzl. Commit them; the next build reads them.
+//   bazel run //tools/autotune -- --mode=runtime --out=/path/tuning.txt
+//     times the variants this build compiled (no rebuild) on the same grid
+//     and writes a tuning file for HALNORM_TUNING_FILE or
+//     halnorm_load_tuning_file().
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tools/autotune/runtime_tuning.h"
+#include "tools/autotune/schedule_search.h"
+#include "tools/autotune/targets.h"
+#include "tools/autotune/tuned_bzl.h"
+
+ABSL_FLAG(std::string, mode, "schedules",
+          "schedules: search schedule configs, write schedules/tuned/<target>.bzl; "
+          "runtime: time this build's variants, write a tuning file (--out)");
+ABSL_FLAG(bool, quick, false, "fewer knob values and smaller shapes (minutes, not an hour)");
+ABSL_FLAG(std::string, target, "host", "TARGETS key to tune, or host (the widest this CPU runs)");
+ABSL_FLAG(std::string, ops, "layer_norm,rms_norm,layer_norm2d", "ops to tune");
+ABSL_FLAG(std::string, dtypes, "f32,f16,bf16", "activation dtypes to tune");
+ABSL_FLAG(int, reps, 3, "timed repetitions (>= 10 ms each) per kernel and shape; median kept");
+ABSL_FLAG(bool, autoschedulers, true, "also time Halide's Adams2019, Mullapudi2016, Li2018");
+ABSL_FLAG(std::string, out, "",
+          "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
+          "runtime: the tuning file to write (required)");
+
+namespace halnorm::autotune {
+namespace {
+
+absl::Status ParseScope(Scope& scope) {
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_ops), ',')) {
+    bool known = false;
+    for (internal::Op op : {internal::Op::kLayerNorm, internal::Op::kRmsNorm,
+                            internal::Op::kLayerNorm2d}) {
+      if (name == internal::OpName(op)) scope.ops.push_back(op), known = true;
+    }
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("--ops: unknown op ", name));
+  }
+  for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',')) {
+    bool known = false;
+    for (halnorm_dtype dtype : {HALNORM_F32, HALNORM_F16, HALNORM_BF16}) {
+      if (name == internal::DtypeName(dtype)) scope.dtypes.push_back(dtype), known = true;
+    }
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("--dtypes: unknown dtype ", name));
+  }
+  scope.quick = absl::GetFlag(FLAGS_quick);
+  if (absl::GetFlag(FLAGS_reps) < 1) return absl::InvalidArgumentError("--reps: must be >= 1");
+  return absl::OkStatus();
+}
+
+std::string CpuModel() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+std::string Today() {
+  char date[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  return date;
+}
+
+absl::Status WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path.string()));
+  return absl::OkStatus();
+}
+
+absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
+  std::filesystem::path dir = absl::GetFlag(FLAGS_out);
+  if (dir.empty()) {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    if (workspace == nullptr) {
+      return absl::InvalidArgumentError("--out: required outside `bazel run`");
+    }
+    dir = std::filesystem::path(workspace) / "schedules" / "tuned";
+  }
+  ScheduleSearchOptions options{scope, target, absl::GetFlag(FLAGS_reps), 0.03,
+                                absl::GetFlag(FLAGS_autoschedulers)};
+  const std::vector<FamilySearch> searches = SearchSchedules(options);
+  const std::string summary = SearchSummary(searches);
+  std::printf("\n%s", summary.c_str());
+  const std::string provenance =
+      absl::StrCat("tools/autotune --mode=schedules", scope.quick ? " --quick" : "", " on ",
+                   CpuModel(), ", ", Today());
+  std::filesystem::create_directories(dir);
+  if (absl::Status s = WriteFile(dir / (target.key + ".bzl"),
+                                 WriteTunedBzl(ToTunedTable(searches, target.key, provenance)));
+      !s.ok()) {
+    return s;
+  }
+  std::vector<std::string> tuned;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::filesystem::path& p = entry.path();
+    if (p.extension() == ".bzl" && p.stem() != "index") tuned.push_back(p.stem());
+  }
+  std::sort(tuned.begin(), tuned.end());
+  if (absl::Status s = WriteFile(dir / "index.bzl", WriteTunedIndex(tuned)); !s.ok()) return s;
+  std::printf("wrote %s and index.bzl; commit them and rebuild\n",
+              (dir / (target.key + ".bzl")).c_str());
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("tunes halnorm's schedules (--mode=schedules) or dispatch "
+                               "(--mode=runtime) on this machine");
+  absl::ParseCommandLine(argc, argv);
+  Scope scope;
+  absl::Status status = ParseScope(scope);
+  absl::StatusOr<TargetInfo> target = FindTarget(absl::GetFlag(FLAGS_target));
+  if (status.ok() && !target.ok()) status = target.status();
+  if (status.ok()) {
+    const std::string mode = absl::GetFlag(FLAGS_mode);
+    if (mode == "schedules") {
+      status = RunScheduleSearch(scope, *target);
+    } else if (mode == "runtime") {
+      status = RunRuntimeTuning(scope, *target, absl::GetFlag(FLAGS_reps),
+                                absl::GetFlag(FLAGS_out));
+    } else {
+      status = absl::InvalidArgumentError("--mode: schedules or runtime");
+    }
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "autotune: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace halnorm::autotune
+
+int main(int argc, char** argv) { return halnorm::autotune::Main(argc, argv); }

@@ -1,0 +1,21 @@
+// --mode=runtime: times the variants this build compiled for a target on the
+// shape-bucket grid (no rebuild, no JIT) and writes a tuning file that maps
+// each bucket to its fastest variant; also measures how close the current
+// dispatch comes to the per-shape best.
+#ifndef HALNORM_TOOLS_AUTOTUNE_RUNTIME_TUNING_H_
+#define HALNORM_TOOLS_AUTOTUNE_RUNTIME_TUNING_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "tools/autotune/search_space.h"
+#include "tools/autotune/targets.h"
+
+namespace halnorm::autotune {
+
+absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, int repetitions,
+                              const std::string& out_path);
+
+}  // namespace halnorm::autotune
+
+#endif  // HALNORM_TOOLS_AUTOTUNE_RUNTIME_TUNING_H_

@@ -1,0 +1,278 @@
+#include "tools/autotune/schedule_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/autotune/jit_kernel.h"
+#include "tools/autotune/measure.h"
+
+namespace halnorm::autotune {
+namespace {
+
+using internal::Direction;
+using internal::Op;
+constexpr double kNotRun = std::numeric_limits<double>::infinity();
+
+const char* GeneratorOf(Family family, Direction direction) {
+  const bool forward = direction == Direction::kForward;
+  if (family == Family::kRowNorm) return forward ? "row_norm_forward" : "row_norm_backward";
+  return forward ? "channel_norm_forward" : "channel_norm_backward";
+}
+
+KernelSpec SpecFor(const TargetInfo& target, Op op, Direction direction, halnorm_dtype dtype,
+                   const Config& knobs) {
+  const Family family = FamilyOf(op);
+  KernelSpec spec;
+  spec.generator = GeneratorOf(family, direction);
+  spec.halide_target = target.halide_target;
+  spec.params["dtype"] = internal::DtypeName(dtype);
+  if (family == Family::kRowNorm) spec.params["kind"] = op == Op::kRmsNorm ? "rms" : "layer";
+  for (const std::string& knob : KnobsOf(family, direction)) {
+    spec.params[knob] = std::to_string(knobs.at(knob));
+  }
+  spec.fits = {};
+  spec.fits.op = op;
+  spec.fits.direction = direction;
+  spec.fits.dtype = dtype;
+  spec.fits.fused_residual = false;
+  spec.fits.target = target.key.c_str();
+  spec.fits.isa = target.isa;
+  return spec;
+}
+
+// The configs that compile to the same kernel for `direction` (the backward
+// ignores rows_per_task), grouped: one compile serves them all.
+std::vector<std::vector<int>> SameKernelGroups(const std::vector<Config>& configs, Family family,
+                                               Direction direction) {
+  std::map<Config, std::vector<int>> groups;
+  for (int c = 0; c < static_cast<int>(configs.size()); c++) {
+    Config key;
+    for (const std::string& knob : KnobsOf(family, direction)) key[knob] = configs[c].at(knob);
+    groups[key].push_back(c);
+  }
+  std::vector<std::vector<int>> out;
+  for (auto& [key, members] : groups) out.push_back(members);
+  return out;
+}
+
+struct ProblemSet {
+  Op op;
+  halnorm_dtype dtype;
+};
+
+int CountKernels(const ScheduleSearchOptions& o, const std::vector<Config>& configs,
+                 Family family, int problem_sets) {
+  int per_set = 0;
+  for (Direction d : {Direction::kForward, Direction::kBackward}) {
+    per_set += static_cast<int>(SameKernelGroups(configs, family, d).size());
+    if (o.autoschedulers) per_set += std::size(kAutoschedulers);
+  }
+  return per_set * problem_sets;
+}
+
+// Times `variant` on every point of `points` that matches its op, direction
+// and dtype; returns seconds per point index (kNotRun elsewhere or on error).
+std::vector<double> TimeOnPoints(const internal::Variant& variant,
+                                 const std::vector<GridPoint>& points,
+                                 std::map<int, std::unique_ptr<bench::NormProblem>>& problems,
+                                 int repetitions, std::string* error) {
+  std::vector<double> seconds(points.size(), kNotRun);
+  for (auto& [p, problem] : problems) {
+    if (points[p].direction != variant.direction) continue;
+    absl::StatusOr<double> s = SecondsPerCall(*problem, variant.direction, &variant, repetitions);
+    if (!s.ok()) {
+      *error = absl::StrCat(points[p].Describe(), ": ", s.status().message(), " ",
+                            TakeLastJitError());
+      continue;
+    }
+    seconds[p] = *s;
+  }
+  return seconds;
+}
+
+void ChooseAndTabulate(FamilySearch& f, double tolerance) {
+  f.chosen = CoverWithinTolerance(f.seconds, tolerance);
+  if (f.chosen.empty()) f.chosen = {f.default_config};
+  // Points of one bucket share a table entry: the chosen config with the
+  // lowest geomean over them.
+  std::map<std::tuple<Op, Direction, halnorm_dtype, int, int>, std::vector<int>> buckets;
+  for (int p = 0; p < static_cast<int>(f.points.size()); p++) {
+    const GridPoint& g = f.points[p];
+    buckets[{g.op, g.direction, g.dtype, g.hidden_bucket, g.row_bucket}].push_back(p);
+  }
+  f.bucket_choice.assign(f.points.size(), 0);
+  for (const auto& [key, points] : buckets) {
+    const int config = BestOver(f.seconds, f.chosen, points);
+    const int position = std::find(f.chosen.begin(), f.chosen.end(), config) - f.chosen.begin();
+    for (int p : points) f.bucket_choice[p] = position;
+  }
+}
+
+}  // namespace
+
+std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
+  std::vector<FamilySearch> searches;
+  const std::vector<GridPoint> grid = ShapeGrid(o.scope);
+  int total_kernels = 0;
+  for (Family family : {Family::kRowNorm, Family::kChannelNorm}) {
+    FamilySearch f{family};
+    f.configs = KnobSpace(family, o.target.native_vector_width, o.scope.quick);
+    const Config& hand = o.target.DefaultConfig(family);
+    auto it = std::find(f.configs.begin(), f.configs.end(), hand);
+    if (it == f.configs.end()) it = f.configs.insert(f.configs.end(), hand);
+    f.default_config = static_cast<int>(it - f.configs.begin());
+    for (const GridPoint& g : grid) {
+      if (FamilyOf(g.op) == family) f.points.push_back(g);
+    }
+    if (f.points.empty()) continue;
+    int sets = 0;
+    for (Op op : o.scope.ops) sets += FamilyOf(op) == family ? o.scope.dtypes.size() : 0;
+    total_kernels += CountKernels(o, f.configs, family, sets);
+    f.seconds.assign(f.configs.size(), std::vector<double>(f.points.size(), kNotRun));
+    searches.push_back(std::move(f));
+  }
+
+  Progress progress(total_kernels);
+  std::mt19937 rng(7);
+  for (FamilySearch& f : searches) {
+    for (Op op : o.scope.ops) {
+      if (FamilyOf(op) != f.family) continue;
+      for (halnorm_dtype dtype : o.scope.dtypes) {
+        // This (op, dtype)'s problems, by point index; forward first, so the
+        // backward reads real statistics.
+        std::map<int, std::unique_ptr<bench::NormProblem>> problems;
+        for (int p = 0; p < static_cast<int>(f.points.size()); p++) {
+          const GridPoint& g = f.points[p];
+          if (g.op != op || g.dtype != dtype) continue;
+          problems[p] = std::make_unique<bench::NormProblem>(op, dtype, g.shape, rng);
+          (void)problems[p]->Forward();
+        }
+        for (Direction direction : {Direction::kForward, Direction::kBackward}) {
+          const std::string what = absl::StrCat(internal::OpName(op), " ",
+                                                internal::DirectionName(direction), " ",
+                                                internal::DtypeName(dtype));
+          for (const std::vector<int>& group : SameKernelGroups(f.configs, f.family, direction)) {
+            const KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[group[0]]);
+            absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(spec);
+            std::string error;
+            if (!kernel.ok()) {
+              error = std::string(kernel.status().message());
+            } else {
+              const std::vector<double> s =
+                  TimeOnPoints((*kernel)->variant(), f.points, problems, o.repetitions, &error);
+              for (int c : group) {
+                for (size_t p = 0; p < s.size(); p++) f.seconds[c][p] = std::min(f.seconds[c][p], s[p]);
+              }
+            }
+            if (!error.empty()) f.failures.push_back(absl::StrCat(what, ": ", error));
+            Config knobs;
+            for (const std::string& knob : KnobsOf(f.family, direction)) {
+              knobs[knob] = f.configs[group[0]].at(knob);
+            }
+            progress.Step(absl::StrCat(what, " ", ConfigText(knobs), error.empty() ? "" : " (failed)"));
+          }
+          if (!o.autoschedulers) continue;
+          for (const char* name : kAutoschedulers) {
+            KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[f.default_config]);
+            spec.autoscheduler = name;
+            std::vector<double>& seconds = f.autoscheduled[name];
+            seconds.resize(f.points.size(), kNotRun);
+            absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(spec);
+            std::string error;
+            if (!kernel.ok()) {
+              error = std::string(kernel.status().message());
+            } else {
+              const std::vector<double> s =
+                  TimeOnPoints((*kernel)->variant(), f.points, problems, o.repetitions, &error);
+              for (size_t p = 0; p < s.size(); p++) seconds[p] = std::min(seconds[p], s[p]);
+            }
+            if (!error.empty()) f.failures.push_back(absl::StrCat(what, " ", name, ": ", error));
+            progress.Step(absl::StrCat(what, " autoscheduler ", name,
+                                       error.empty() ? "" : " (failed)"));
+          }
+        }
+      }
+    }
+    ChooseAndTabulate(f, o.tolerance);
+  }
+  return searches;
+}
+
+TunedTable ToTunedTable(const std::vector<FamilySearch>& searches, const std::string& target,
+                        const std::string& provenance) {
+  TunedTable t;
+  t.target = target;
+  t.provenance = provenance;
+  for (const FamilySearch& f : searches) {
+    std::vector<Config>& configs =
+        f.family == Family::kRowNorm ? t.row_norm_configs : t.channel_norm_configs;
+    for (int c : f.chosen) configs.push_back(f.configs[c]);
+    std::set<std::tuple<std::string, std::string, std::string, int, int>> seen;
+    for (size_t p = 0; p < f.points.size(); p++) {
+      const GridPoint& g = f.points[p];
+      TunedTable::Entry e{internal::OpName(g.op), internal::DirectionName(g.direction),
+                          internal::DtypeName(g.dtype), g.hidden_bucket, g.row_bucket,
+                          f.bucket_choice[p]};
+      if (seen.insert({e.op, e.direction, e.dtype, e.hidden_bucket, e.row_bucket}).second) {
+        t.entries.push_back(e);
+      }
+    }
+  }
+  return t;
+}
+
+std::string SearchSummary(const std::vector<FamilySearch>& searches) {
+  std::string out;
+  for (const FamilySearch& f : searches) {
+    double log_vs_best = 0, worst = 1, log_vs_default = 0;
+    std::string worst_point = "every shape at its best";
+    int counted = 0;
+    for (size_t p = 0; p < f.points.size(); p++) {
+      const double best = BestTime(f.seconds, p), tuned = f.TunedSeconds(p);
+      if (std::isinf(best) || std::isinf(tuned)) continue;
+      counted++;
+      log_vs_best += std::log(best / tuned);
+      log_vs_default += std::log(f.seconds[f.default_config][p] / tuned);
+      if (best / tuned < worst) worst = best / tuned, worst_point = f.points[p].Describe();
+    }
+    if (counted == 0) continue;
+    absl::StrAppend(&out, FamilyName(f.family), ": ", f.chosen.size(), " configs of ",
+                    f.configs.size(), " searched, ", counted, " grid shapes\n");
+    for (size_t i = 0; i < f.chosen.size(); i++) {
+      absl::StrAppend(&out, "  c", i, ": ", ConfigText(f.configs[f.chosen[i]]), "\n");
+    }
+    absl::StrAppend(&out, absl::StrFormat(
+        "  tuned table vs per-shape best: geomean %.3f, worst %.3f (%s)\n"
+        "  tuned table vs untuned default (%s): geomean speedup %.3fx\n",
+        std::exp(log_vs_best / counted), worst, worst_point,
+        ConfigText(f.configs[f.default_config]), std::exp(log_vs_default / counted)));
+    for (const auto& [name, seconds] : f.autoscheduled) {
+      double log_ratio = 0;
+      int ran = 0, faster = 0;
+      for (size_t p = 0; p < f.points.size(); p++) {
+        if (std::isinf(seconds[p]) || std::isinf(f.TunedSeconds(p))) continue;
+        ran++;
+        log_ratio += std::log(f.TunedSeconds(p) / seconds[p]);
+        if (seconds[p] * 1.03 < f.TunedSeconds(p)) faster++;
+      }
+      if (ran == 0) {
+        absl::StrAppend(&out, "  autoscheduler ", name, ": failed on every shape\n");
+        continue;
+      }
+      absl::StrAppend(&out, absl::StrFormat(
+          "  autoscheduler %s: %.3fx the tuned table's speed (geomean over %d shapes); "
+          "faster by >3%% on %d\n", name, std::exp(log_ratio / ran), ran, faster));
+    }
+    for (const std::string& failure : f.failures) absl::StrAppend(&out, "  failed: ", failure, "\n");
+  }
+  return out;
+}
+
+}  // namespace halnorm::autotune

@@ -1,0 +1,108 @@
+#include "tools/autotune/search_space.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/tuning_buckets.h"
+
+namespace halnorm::autotune {
+
+using internal::Direction;
+using internal::Op;
+
+Family FamilyOf(Op op) { return op == Op::kLayerNorm2d ? Family::kChannelNorm : Family::kRowNorm; }
+
+const char* FamilyName(Family family) {
+  return family == Family::kRowNorm ? "row_norm" : "channel_norm";
+}
+
+std::string GridPoint::Describe() const {
+  return absl::StrCat(internal::OpName(op), " ", internal::DirectionName(direction), " ",
+                      internal::DtypeName(dtype), " ", absl::StrJoin(shape, "x"));
+}
+
+namespace {
+
+// One representative per bucket of runtime/tuning_buckets.h, near the middle
+// of the sizes real models use there.
+constexpr int64_t kRowHidden[internal::kHiddenBuckets] = {128, 768, 2048, 8192};
+constexpr int64_t kRowRows[internal::kRowBuckets] = {16, 256, 4096};
+
+// LayerNorm2d: channels (hidden) x pixels (rows) of ConvNeXt / SAM stages;
+// no model has C > 1024 or fewer than 17 pixels in a batch.
+struct ImageShape {
+  std::vector<int64_t> nchw;
+};
+const ImageShape kImageShapes[] = {
+    {{8, 96, 56, 56}},   // C <= 256, many pixels (ConvNeXt-T stage 1)
+    {{1, 256, 64, 64}},  // C <= 256 (SAM neck)
+    {{8, 768, 7, 7}},    // C <= 1024, <= 512 pixels (ConvNeXt-T stage 4)
+    {{8, 384, 14, 14}},  // C <= 1024, many pixels (stage 3)
+};
+
+}  // namespace
+
+std::vector<GridPoint> ShapeGrid(const Scope& scope) {
+  std::vector<GridPoint> grid;
+  for (Op op : scope.ops) {
+    for (halnorm_dtype dtype : scope.dtypes) {
+      for (Direction direction : {Direction::kForward, Direction::kBackward}) {
+        auto add = [&](std::vector<int64_t> shape, int64_t hidden, int64_t rows) {
+          grid.push_back({op, direction, dtype, std::move(shape), internal::HiddenBucket(hidden),
+                          internal::RowBucket(rows)});
+        };
+        if (op == Op::kLayerNorm2d) {
+          for (const ImageShape& s : kImageShapes) {
+            const std::vector<int64_t>& d = s.nchw;
+            add(d, d[1], d[0] * d[2] * d[3]);
+          }
+          continue;
+        }
+        for (int64_t hidden : kRowHidden) {
+          for (int64_t rows : kRowRows) {
+            // Quick mode: a quarter of the largest problems' rows (same bucket).
+            if (scope.quick && rows > 512) rows /= 4;
+            add({rows, hidden}, hidden, rows);
+          }
+        }
+      }
+    }
+  }
+  return grid;
+}
+
+std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick) {
+  const int w = native_vector_width;
+  std::vector<Config> space;
+  if (family == Family::kRowNorm) {
+    for (int vector_width : {w, 2 * w}) {
+      for (int accumulators : {1, 2, 4}) {
+        for (int rows_per_task : {4, 16, 64}) {
+          if (quick && (vector_width != w || rows_per_task != 16)) continue;
+          space.push_back({{"vector_width", vector_width},
+                           {"accumulators", accumulators},
+                           {"rows_per_task", rows_per_task}});
+        }
+      }
+    }
+  } else {
+    for (int vector_width : {w, 2 * w}) {
+      for (int pixels_per_task : {32, 64, 128, 256}) {
+        if (quick && (vector_width != w || pixels_per_task > 128)) continue;
+        space.push_back({{"vector_width", vector_width}, {"pixels_per_task", pixels_per_task}});
+      }
+    }
+  }
+  return space;
+}
+
+std::vector<std::string> KnobsOf(Family family, Direction direction) {
+  if (family == Family::kChannelNorm) return {"pixels_per_task", "vector_width"};
+  if (direction == Direction::kBackward) return {"accumulators", "vector_width"};
+  return {"accumulators", "rows_per_task", "vector_width"};
+}
+
+std::string ConfigText(const Config& config) {
+  return absl::StrJoin(config, " ", absl::PairFormatter("="));
+}
+
+}  // namespace halnorm::autotune

@@ -1,0 +1,48 @@
+// What the schedule search explores: the grid of shapes (one representative
+// per tuning bucket) and, per generator family, the schedule knob values.
+#ifndef HALNORM_TOOLS_AUTOTUNE_SEARCH_SPACE_H_
+#define HALNORM_TOOLS_AUTOTUNE_SEARCH_SPACE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/halnorm_c.h"
+#include "runtime/variant_registry.h"
+
+namespace halnorm::autotune {
+
+enum class Family { kRowNorm, kChannelNorm };  // as in tools/bazel/variants.bzl
+Family FamilyOf(internal::Op op);
+const char* FamilyName(Family family);
+
+// One shape the tuner times: a problem and the tuning bucket it stands for.
+struct GridPoint {
+  internal::Op op;
+  internal::Direction direction;
+  halnorm_dtype dtype;
+  std::vector<int64_t> shape;  // {M, N}, or NCHW for LayerNorm2d
+  int hidden_bucket, row_bucket;
+  std::string Describe() const;  // "layer_norm fwd f32 16x768"
+};
+
+struct Scope {
+  std::vector<internal::Op> ops;
+  std::vector<halnorm_dtype> dtypes;
+  bool quick = false;  // fewer shapes and knob values: minutes, not an hour
+};
+
+std::vector<GridPoint> ShapeGrid(const Scope& scope);
+
+// A family's schedule knobs: GeneratorParams by name. A config holds the
+// knobs of both directions (the backward ignores rows_per_task).
+using Config = std::map<std::string, int>;
+std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick);
+// The knobs a direction's generator takes (the rest do not change its code).
+std::vector<std::string> KnobsOf(Family family, internal::Direction direction);
+std::string ConfigText(const Config& config);  // "accumulators=4 vector_width=8"
+
+}  // namespace halnorm::autotune
+
+#endif  // HALNORM_TOOLS_AUTOTUNE_SEARCH_SPACE_H_

@@ -1,0 +1,30 @@
+// Choosing the configs to build from a search's timings: a small set that is
+// near the best found on every grid point, and the config each bucket uses.
+#ifndef HALNORM_TOOLS_AUTOTUNE_SELECT_H_
+#define HALNORM_TOOLS_AUTOTUNE_SELECT_H_
+
+#include <vector>
+
+namespace halnorm::autotune {
+
+// seconds[c][p]: median seconds per call of config c on grid point p;
+// +infinity where c failed to compile or run there.
+using Timings = std::vector<std::vector<double>>;
+
+// Greedy set cover: repeatedly takes the config that is within `tolerance`
+// (0.03 = 3%) of the per-point best on the most points not yet covered (ties:
+// the lower geomean over all points), until every point is covered. Returns
+// config indices in the order taken (the first covers the most points; it
+// becomes config 0, the default for buckets the table lacks).
+std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance);
+
+// Of `chosen`, the config with the lowest geomean over `points`.
+int BestOver(const Timings& seconds, const std::vector<int>& chosen,
+             const std::vector<int>& points);
+
+// The best time on point p over all configs.
+double BestTime(const Timings& seconds, int point);
+
+}  // namespace halnorm::autotune
+
+#endif  // HALNORM_TOOLS_AUTOTUNE_SELECT_H_

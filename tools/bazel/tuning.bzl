@@ -1,0 +1,72 @@
+"""The tuned shape-bucket tables (schedules/tuned/), checked, as tuning.inc entries.
+
+halide_kernel_library writes TUNING_ENTRIES into tuning.inc, the runtime's
+built-in dispatch table. A table that names an unknown op, direction, dtype
+or target, a bucket out of range or a config its file does not define fails
+the build here, with the file and the entry.
+"""
+
+load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
+load("//tools/bazel:halide.bzl", "TARGETS")
+load("//tools/bazel:variants.bzl", "DIRECTION_CC", "DTYPES", "OPS")
+
+# Bucket counts of runtime/tuning_buckets.h (kHiddenBuckets, kRowBuckets);
+# the runtime also static_asserts every tuning.inc entry against them.
+_HIDDEN_BUCKETS = 4
+_ROW_BUCKETS = 3
+
+def _source(target):
+    return "schedules/tuned/%s.bzl" % target
+
+def _check_one_of(value, known, what, where):
+    if value not in known:
+        fail("%s: unknown %s %r (known: %s)" % (where, what, value, ", ".join(sorted(known))))
+
+def _check_bucket(value, count, what, where):
+    if type(value) != "int" or value < 0 or value >= count:
+        fail("%s: %s bucket %r is not in 0..%d (runtime/tuning_buckets.h)" % (where, what, value, count - 1))
+
+def _entries(target, tuned):
+    source = _source(target)
+    _check_one_of(target, TARGETS, "target", source)
+    if tuned.target != target:
+        fail("%s: says target %r but is listed as %r in schedules/tuned/index.bzl" % (source, tuned.target, target))
+    out = []
+    seen = {}
+    for entry in tuned.table:
+        where = "%s: table entry %r" % (source, entry)
+        if len(entry) != 6:
+            fail(where + ": expected (op, direction, dtype, hidden bucket, row bucket, config index)")
+        op, direction, dtype, hidden_bucket, row_bucket, config = entry
+        _check_one_of(op, OPS, "op", where)
+        _check_one_of(direction, DIRECTION_CC, "direction", where)
+        _check_one_of(dtype, DTYPES, "dtype", where)
+        _check_bucket(hidden_bucket, _HIDDEN_BUCKETS, "hidden", where)
+        _check_bucket(row_bucket, _ROW_BUCKETS, "row", where)
+        field = OPS[op].family + "_configs"
+        configs = getattr(tuned, field)
+        if type(config) != "int" or config < 0 or config >= len(configs):
+            fail("%s: config index %r does not exist (%s has %d)" % (where, config, field, len(configs)))
+        key = (op, direction, dtype, hidden_bucket, row_bucket)
+        if key in seen:
+            fail("%s: duplicates %r" % (where, seen[key]))
+        seen[key] = entry
+        out.append(struct(
+            cc_op = OPS[op].cc,
+            cc_direction = DIRECTION_CC[direction],
+            cc_dtype = DTYPES[dtype],
+            target = target,
+            hidden_bucket = hidden_bucket,
+            row_bucket = row_bucket,
+            config = config,
+            source = source,
+        ))
+    return out
+
+def _all_entries():
+    out = []
+    for target in sorted(TUNED_TARGETS):
+        out.extend(_entries(target, TUNED_TARGETS[target]))
+    return out
+
+TUNING_ENTRIES = _all_entries()
