@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/autotune/isolate.h"
 #include "tools/autotune/jit_kernel.h"
 #include "tools/autotune/measure.h"
 
@@ -77,24 +78,28 @@ int CountKernels(const ScheduleSearchOptions& o, const std::vector<Config>& conf
   return per_set * problem_sets;
 }
 
-// Times `variant` on every point of `points` that matches its op, direction
-// and dtype; returns seconds per point index (kNotRun elsewhere or on error).
-std::vector<double> TimeOnPoints(const internal::Variant& variant,
-                                 const std::vector<GridPoint>& points,
-                                 std::map<int, std::unique_ptr<bench::NormProblem>>& problems,
-                                 int repetitions, std::string* error) {
-  std::vector<double> seconds(points.size(), kNotRun);
-  for (auto& [p, problem] : problems) {
-    if (points[p].direction != variant.direction) continue;
-    absl::StatusOr<double> s = SecondsPerCall(*problem, variant.direction, &variant, repetitions);
-    if (!s.ok()) {
-      *error = absl::StrCat(points[p].Describe(), ": ", s.status().message(), " ",
-                            TakeLastJitError());
-      continue;
+// Compiles `spec` and times it on every point of `points` that has a
+// problem of its direction, in a child process (isolate.h).
+CandidateResult EvaluateCandidate(const KernelSpec& spec, const std::vector<GridPoint>& points,
+                                  std::map<int, std::unique_ptr<bench::NormProblem>>& problems,
+                                  int repetitions) {
+  return RunIsolated([&] {
+    CandidateResult r{std::vector<double>(points.size(), kNotRun), ""};
+    absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(spec);
+    if (!kernel.ok()) return r.error = std::string(kernel.status().message()), r;
+    const internal::Variant& variant = (*kernel)->variant();
+    for (auto& [p, problem] : problems) {
+      if (points[p].direction != variant.direction) continue;
+      absl::StatusOr<double> s = SecondsPerCall(*problem, variant.direction, &variant, repetitions);
+      if (s.ok()) {
+        r.seconds[p] = *s;
+      } else {
+        r.error = absl::StrCat(points[p].Describe(), ": ", s.status().message(), " ",
+                               TakeLastJitError());
+      }
     }
-    seconds[p] = *s;
-  }
-  return seconds;
+    return r;
+  });
 }
 
 void ChooseAndTabulate(FamilySearch& f, double tolerance) {
@@ -160,17 +165,13 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
                                                 internal::DtypeName(dtype));
           for (const std::vector<int>& group : SameKernelGroups(f.configs, f.family, direction)) {
             const KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[group[0]]);
-            absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(spec);
-            std::string error;
-            if (!kernel.ok()) {
-              error = std::string(kernel.status().message());
-            } else {
-              const std::vector<double> s =
-                  TimeOnPoints((*kernel)->variant(), f.points, problems, o.repetitions, &error);
-              for (int c : group) {
-                for (size_t p = 0; p < s.size(); p++) f.seconds[c][p] = std::min(f.seconds[c][p], s[p]);
+            const CandidateResult r = EvaluateCandidate(spec, f.points, problems, o.repetitions);
+            for (int c : group) {
+              for (size_t p = 0; p < r.seconds.size(); p++) {
+                f.seconds[c][p] = std::min(f.seconds[c][p], r.seconds[p]);
               }
             }
+            const std::string& error = r.error;
             if (!error.empty()) f.failures.push_back(absl::StrCat(what, ": ", error));
             Config knobs;
             for (const std::string& knob : KnobsOf(f.family, direction)) {
@@ -184,15 +185,11 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
             spec.autoscheduler = name;
             std::vector<double>& seconds = f.autoscheduled[name];
             seconds.resize(f.points.size(), kNotRun);
-            absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(spec);
-            std::string error;
-            if (!kernel.ok()) {
-              error = std::string(kernel.status().message());
-            } else {
-              const std::vector<double> s =
-                  TimeOnPoints((*kernel)->variant(), f.points, problems, o.repetitions, &error);
-              for (size_t p = 0; p < s.size(); p++) seconds[p] = std::min(seconds[p], s[p]);
+            const CandidateResult r = EvaluateCandidate(spec, f.points, problems, o.repetitions);
+            for (size_t p = 0; p < r.seconds.size(); p++) {
+              seconds[p] = std::min(seconds[p], r.seconds[p]);
             }
+            const std::string& error = r.error;
             if (!error.empty()) f.failures.push_back(absl::StrCat(what, " ", name, ": ", error));
             progress.Step(absl::StrCat(what, " autoscheduler ", name,
                                        error.empty() ? "" : " (failed)"));

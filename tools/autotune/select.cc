@@ -1,5 +1,6 @@
 #include "tools/autotune/select.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -56,9 +57,18 @@ std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance) 
 
 int BestOver(const Timings& seconds, const std::vector<int>& chosen,
              const std::vector<int>& points) {
+  auto worst_ratio = [&](int c) {
+    double worst = 1;
+    for (int p : points) worst = std::min(worst, BestTime(seconds, p) / seconds[c][p]);
+    return worst;
+  };
   int best = chosen.front();
   for (int c : chosen) {
-    if (LogGeomean(seconds, c, points) < LogGeomean(seconds, best, points)) best = c;
+    const double w = worst_ratio(c), best_w = worst_ratio(best);
+    if (w > best_w || (w == best_w && LogGeomean(seconds, c, points) <
+                                          LogGeomean(seconds, best, points))) {
+      best = c;
+    }
   }
   return best;
 }

@@ -18,7 +18,9 @@ using Timings = std::vector<std::vector<double>>;
 // becomes config 0, the default for buckets the table lacks).
 std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance);
 
-// Of `chosen`, the config with the lowest geomean over `points`.
+// Of `chosen`, the config for a bucket holding `points`: the one whose worst
+// point is closest to that point's best (so no shape of the bucket is left
+// far behind), ties broken by the lower geomean.
 int BestOver(const Timings& seconds, const std::vector<int>& chosen,
              const std::vector<int>& points);
 

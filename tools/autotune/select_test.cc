@@ -37,11 +37,21 @@ TEST(CoverWithinToleranceTest, FailedConfigsAndPointsAreSkipped) {
   EXPECT_EQ(BestTime(seconds, 2), kFailed);
 }
 
-TEST(BestOverTest, PicksTheLowestGeomeanOverTheGivenPoints) {
+TEST(BestOverTest, KeepsTheBucketsWorstPointClosestToItsBest) {
   const Timings seconds = {{1, 4, 9}, {2, 2, 1}, {0.5, 0.5, 0.5}};
   EXPECT_EQ(BestOver(seconds, {0, 1}, {0}), 0);
   EXPECT_EQ(BestOver(seconds, {0, 1}, {0, 1, 2}), 1);
   EXPECT_EQ(BestOver(seconds, {0, 1, 2}, {0, 1, 2}), 2);
+  // Config 0 has the lower geomean (sqrt(1*1.3) < sqrt(1.15*1.15)) but
+  // leaves point 1 at 0.77 of its best; config 1 keeps both within 0.87.
+  const Timings bucket = {{1, 1.3}, {1.15, 1.15}, {5, 1}};
+  EXPECT_EQ(BestOver(bucket, {0, 1}, {0, 1}), 1);
+}
+
+TEST(BestOverTest, TiesOnTheWorstPointGoToTheLowerGeomean) {
+  const Timings bucket = {{2, 1.5}, {1, 2}, {1, 1}};
+  // Against best {1, 1}: both configs' worst ratio is 0.5; config 1's geomean is lower.
+  EXPECT_EQ(BestOver(bucket, {0, 1}, {0, 1}), 1);
 }
 
 }  // namespace
