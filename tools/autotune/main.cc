@@ -38,6 +38,8 @@ ABSL_FLAG(std::string, ops, "layer_norm,rms_norm,layer_norm2d", "ops to tune");
 ABSL_FLAG(std::string, dtypes, "f32,f16,bf16", "activation dtypes to tune");
 ABSL_FLAG(int, reps, 3, "timed repetitions (>= 10 ms each) per kernel and shape; median kept");
 ABSL_FLAG(bool, autoschedulers, true, "also time Halide's Adams2019, Mullapudi2016, Li2018");
+ABSL_FLAG(int, max_configs, 4, "schedules: at most this many configs per generator family");
+ABSL_FLAG(std::string, timings_csv, "", "schedules: also write every timing to this CSV file");
 ABSL_FLAG(std::string, out, "",
           "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
           "runtime: the tuning file to write (required)");
@@ -98,11 +100,20 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
     }
     dir = std::filesystem::path(workspace) / "schedules" / "tuned";
   }
-  ScheduleSearchOptions options{scope, target, absl::GetFlag(FLAGS_reps), 0.03,
+  if (absl::GetFlag(FLAGS_max_configs) < 1) {
+    return absl::InvalidArgumentError("--max_configs: must be >= 1");
+  }
+  ScheduleSearchOptions options{scope,
+                                target,
+                                absl::GetFlag(FLAGS_reps),
+                                /*tolerance=*/0.03,
+                                absl::GetFlag(FLAGS_max_configs),
                                 absl::GetFlag(FLAGS_autoschedulers)};
   const std::vector<FamilySearch> searches = SearchSchedules(options);
-  const std::string summary = SearchSummary(searches);
-  std::printf("\n%s", summary.c_str());
+  std::printf("\n%s", SearchSummary(searches, options.tolerance).c_str());
+  if (const std::string csv = absl::GetFlag(FLAGS_timings_csv); !csv.empty()) {
+    if (absl::Status s = WriteFile(csv, TimingsCsv(searches)); !s.ok()) return s;
+  }
   const std::string provenance =
       absl::StrCat("tools/autotune --mode=schedules", scope.quick ? " --quick" : "", " on ",
                    CpuModel(), ", ", Today());

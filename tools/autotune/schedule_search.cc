@@ -102,8 +102,8 @@ CandidateResult EvaluateCandidate(const KernelSpec& spec, const std::vector<Grid
   });
 }
 
-void ChooseAndTabulate(FamilySearch& f, double tolerance) {
-  f.chosen = CoverWithinTolerance(f.seconds, tolerance);
+void ChooseAndTabulate(FamilySearch& f, double tolerance, int max_configs) {
+  f.chosen = CoverWithinTolerance(f.seconds, tolerance, max_configs);
   if (f.chosen.empty()) f.chosen = {f.default_config};
   // Points of one bucket share a table entry: the chosen config with the
   // lowest geomean over them.
@@ -197,7 +197,7 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
         }
       }
     }
-    ChooseAndTabulate(f, o.tolerance);
+    ChooseAndTabulate(f, o.tolerance, o.max_configs);
   }
   return searches;
 }
@@ -225,16 +225,17 @@ TunedTable ToTunedTable(const std::vector<FamilySearch>& searches, const std::st
   return t;
 }
 
-std::string SearchSummary(const std::vector<FamilySearch>& searches) {
+std::string SearchSummary(const std::vector<FamilySearch>& searches, double tolerance) {
   std::string out;
   for (const FamilySearch& f : searches) {
     double log_vs_best = 0, worst = 1, log_vs_default = 0;
     std::string worst_point = "every shape at its best";
-    int counted = 0;
+    int counted = 0, within = 0;
     for (size_t p = 0; p < f.points.size(); p++) {
       const double best = BestTime(f.seconds, p), tuned = f.TunedSeconds(p);
       if (std::isinf(best) || std::isinf(tuned)) continue;
       counted++;
+      if (tuned <= (1 + tolerance) * best) within++;
       log_vs_best += std::log(best / tuned);
       log_vs_default += std::log(f.seconds[f.default_config][p] / tuned);
       if (best / tuned < worst) worst = best / tuned, worst_point = f.points[p].Describe();
@@ -246,9 +247,10 @@ std::string SearchSummary(const std::vector<FamilySearch>& searches) {
       absl::StrAppend(&out, "  c", i, ": ", ConfigText(f.configs[f.chosen[i]]), "\n");
     }
     absl::StrAppend(&out, absl::StrFormat(
-        "  tuned table vs per-shape best: geomean %.3f, worst %.3f (%s)\n"
+        "  tuned table vs per-shape best: geomean %.3f, worst %.3f (%s); within %.0f%% on %d "
+        "of %d shapes\n"
         "  tuned table vs untuned default (%s): geomean speedup %.3fx\n",
-        std::exp(log_vs_best / counted), worst, worst_point,
+        std::exp(log_vs_best / counted), worst, worst_point, tolerance * 100, within, counted,
         ConfigText(f.configs[f.default_config]), std::exp(log_vs_default / counted)));
     for (const auto& [name, seconds] : f.autoscheduled) {
       double log_ratio = 0;
@@ -268,6 +270,21 @@ std::string SearchSummary(const std::vector<FamilySearch>& searches) {
           "faster by >3%% on %d\n", name, std::exp(log_ratio / ran), ran, faster));
     }
     for (const std::string& failure : f.failures) absl::StrAppend(&out, "  failed: ", failure, "\n");
+  }
+  return out;
+}
+
+std::string TimingsCsv(const std::vector<FamilySearch>& searches) {
+  std::string out = "family,point,config,seconds\n";
+  for (const FamilySearch& f : searches) {
+    auto row = [&](const std::string& config, const std::vector<double>& seconds) {
+      for (size_t p = 0; p < f.points.size(); p++) {
+        absl::StrAppend(&out, FamilyName(f.family), ",", f.points[p].Describe(), ",", config, ",",
+                        std::isinf(seconds[p]) ? "" : absl::StrFormat("%.9g", seconds[p]), "\n");
+      }
+    };
+    for (size_t c = 0; c < f.configs.size(); c++) row(ConfigText(f.configs[c]), f.seconds[c]);
+    for (const auto& [name, seconds] : f.autoscheduled) row(absl::StrCat("autoscheduler=", name), seconds);
   }
   return out;
 }

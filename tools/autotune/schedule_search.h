@@ -21,6 +21,7 @@ struct ScheduleSearchOptions {
   TargetInfo target;
   int repetitions = 3;
   double tolerance = 0.03;
+  int max_configs = 4;  // per generator family
   bool autoschedulers = true;
 };
 
@@ -43,9 +44,13 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& options);
 TunedTable ToTunedTable(const std::vector<FamilySearch>& searches, const std::string& target,
                         const std::string& provenance);
 
-// The figures the issue asks for: tuned table against the per-shape best
-// (geomean, worst), against the untuned defaults, and the autoschedulers.
-std::string SearchSummary(const std::vector<FamilySearch>& searches);
+// The figures that judge a search: the tuned table against the per-shape
+// best (geomean, worst, shapes within tolerance), against the untuned
+// defaults, and the autoschedulers against the tuned table.
+std::string SearchSummary(const std::vector<FamilySearch>& searches, double tolerance);
+
+// Every timing as CSV (family,point,config,seconds), for offline analysis.
+std::string TimingsCsv(const std::vector<FamilySearch>& searches);
 
 }  // namespace halnorm::autotune
 

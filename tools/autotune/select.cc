@@ -21,7 +21,8 @@ double BestTime(const Timings& seconds, int point) {
   return best;
 }
 
-std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance) {
+std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
+                                      int max_configs) {
   if (seconds.empty()) return {};
   const int points = static_cast<int>(seconds[0].size());
   std::vector<int> all_points(points);
@@ -32,7 +33,7 @@ std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance) 
     if (std::isinf(BestTime(seconds, p))) covered[p] = true;
   }
   std::vector<int> chosen;
-  for (;;) {
+  while (static_cast<int>(chosen.size()) < max_configs) {
     int best = -1, best_count = 0;
     double best_geomean = 0;
     for (int c = 0; c < static_cast<int>(seconds.size()); c++) {

@@ -13,10 +13,13 @@ using Timings = std::vector<std::vector<double>>;
 
 // Greedy set cover: repeatedly takes the config that is within `tolerance`
 // (0.03 = 3%) of the per-point best on the most points not yet covered (ties:
-// the lower geomean over all points), until every point is covered. Returns
+// the lower geomean over all points), until every point is covered or
+// `max_configs` are taken (each config is ~20 more kernels to build, and run-
+// to-run noise of a few % would otherwise keep adding configs). Returns
 // config indices in the order taken (the first covers the most points; it
 // becomes config 0, the default for buckets the table lacks).
-std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance);
+std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
+                                      int max_configs);
 
 // Of `chosen`, the config for a bucket holding `points`: the one whose worst
 // point is closest to that point's best (so no shape of the bucket is left

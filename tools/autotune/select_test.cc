@@ -13,27 +13,33 @@ constexpr double kFailed = std::numeric_limits<double>::infinity();
 
 TEST(CoverWithinToleranceTest, OneConfigBestEverywhereIsEnough) {
   const Timings seconds = {{2, 2, 2}, {1, 1, 1}, {1.5, 3, 1}};
-  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03), ElementsAre(1));
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03, 8), ElementsAre(1));
 }
 
 TEST(CoverWithinToleranceTest, AddsConfigsUntilEveryPointIsWithinTolerance) {
   // Config 0 wins points 0-1, config 1 point 2, config 2 is a compromise
   // that is 10% off everywhere: it must not be taken.
   const Timings seconds = {{1, 1, 2}, {2, 2, 1}, {1.1, 1.1, 1.1}};
-  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03), ElementsAre(0, 1));
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03, 8), ElementsAre(0, 1));
   // With 15% tolerance the compromise covers everything alone.
-  EXPECT_THAT(CoverWithinTolerance(seconds, 0.15), ElementsAre(2));
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.15, 8), ElementsAre(2));
+}
+
+TEST(CoverWithinToleranceTest, StopsAtTheConfigCap) {
+  const Timings seconds = {{1, 2, 2}, {2, 1, 2}, {2, 2, 1}};
+  EXPECT_EQ(CoverWithinTolerance(seconds, 0.03, 8).size(), 3u);
+  EXPECT_EQ(CoverWithinTolerance(seconds, 0.03, 2).size(), 2u);
 }
 
 TEST(CoverWithinToleranceTest, TiesGoToTheLowerGeomean) {
   const Timings seconds = {{1.00, 3}, {1.01, 2}, {5, 1}};
   // Configs 0 and 1 both cover point 0; 1 is faster overall.
-  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03), ElementsAre(1, 2));
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03, 8), ElementsAre(1, 2));
 }
 
 TEST(CoverWithinToleranceTest, FailedConfigsAndPointsAreSkipped) {
   const Timings seconds = {{kFailed, 1, kFailed}, {1, kFailed, kFailed}};
-  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03), ElementsAre(0, 1));
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03, 8), ElementsAre(0, 1));
   EXPECT_EQ(BestTime(seconds, 2), kFailed);
 }
 

@@ -1,0 +1,91 @@
+// Both tuner modes end to end on a small scope (RMSNorm f32, quick grid):
+// what they write must be what the build and the runtime accept.
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/tuning_buckets.h"
+#include "runtime/tuning_file.h"
+#include "tools/autotune/runtime_tuning.h"
+#include "tools/autotune/schedule_search.h"
+#include "tools/autotune/targets.h"
+#include "tools/autotune/tuned_bzl.h"
+
+namespace halnorm::autotune {
+namespace {
+
+using testing::HasSubstr;
+
+Scope SmallScope() {
+  Scope scope;
+  scope.ops = {internal::Op::kRmsNorm};
+  scope.dtypes = {HALNORM_F32};
+  scope.quick = true;
+  return scope;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(ScheduleModeTest, WritesATableCoveringEveryBucketOfTheGrid) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok()) << target.status();
+  ScheduleSearchOptions options{SmallScope(), *target, 1, 0.03, 2, /*autoschedulers=*/false};
+  const std::vector<FamilySearch> searches = SearchSchedules(options);
+  const TunedTable table = ToTunedTable(searches, target->key, "test");
+  absl::StatusOr<TunedTable> parsed = ParseTunedBzl(WriteTunedBzl(table));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+
+  ASSERT_FALSE(parsed->row_norm_configs.empty());
+  EXPECT_LE(parsed->row_norm_configs.size(), 2u);
+  EXPECT_TRUE(parsed->channel_norm_configs.empty());  // LayerNorm2d was not in scope
+  std::set<std::tuple<std::string, int, int>> buckets;
+  for (const TunedTable::Entry& e : parsed->entries) {
+    EXPECT_EQ(e.op, "rms_norm");
+    EXPECT_EQ(e.dtype, "f32");
+    EXPECT_GE(e.config, 0);
+    EXPECT_LT(e.config, static_cast<int>(parsed->row_norm_configs.size()));
+    buckets.insert({e.direction, e.hidden_bucket, e.row_bucket});
+  }
+  EXPECT_EQ(buckets.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
+  EXPECT_THAT(SearchSummary(searches, 0.03), HasSubstr("tuned table vs per-shape best: geomean"));
+}
+
+TEST(RuntimeModeTest, WritesATuningFileThisLibraryLoads) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok()) << target.status();
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/rms.tuning";
+  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, 1, path);
+  ASSERT_TRUE(tuned.ok()) << tuned;
+
+  absl::StatusOr<internal::TuningFile> file = internal::TuningFile::Parse(ReadFile(path));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->entries.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
+  for (const internal::TuningEntry& e : file->entries) {
+    EXPECT_EQ(e.variant->op, internal::Op::kRmsNorm);
+    EXPECT_EQ(std::string(e.variant->target), target->key);
+  }
+  ASSERT_EQ(halnorm_load_tuning_file(path.c_str()), HALNORM_OK) << halnorm_last_error();
+  EXPECT_EQ(std::string(halnorm_tuning_source()), "tuning file " + path);
+  EXPECT_EQ(halnorm_load_tuning_file(nullptr), HALNORM_OK);
+}
+
+TEST(RuntimeModeTest, RefusesAMissingOutputPath) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok());
+  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, 1, "");
+  EXPECT_THAT(tuned.message(), HasSubstr("--out"));
+}
+
+}  // namespace
+}  // namespace halnorm::autotune
