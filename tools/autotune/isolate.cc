@@ -13,10 +13,11 @@
 namespace halnorm::autotune {
 namespace {
 
-bool WriteAll(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
+// Moves all `size` bytes through read() or write(), across short transfers.
+template <typename Transfer>
+bool TransferAll(Transfer transfer, int fd, char* p, size_t size) {
   while (size > 0) {
-    const ssize_t n = write(fd, p, size);
+    const ssize_t n = transfer(fd, p, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n, size -= n;
@@ -24,15 +25,14 @@ bool WriteAll(int fd, const void* data, size_t size) {
   return true;
 }
 
+bool WriteAll(int fd, const void* data, size_t size) {
+  return TransferAll([](int f, char* p, size_t n) { return write(f, p, n); }, fd,
+                     const_cast<char*>(static_cast<const char*>(data)), size);
+}
+
 bool ReadAll(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n, size -= n;
-  }
-  return true;
+  return TransferAll([](int f, char* p, size_t n) { return read(f, p, n); }, fd,
+                     static_cast<char*>(data), size);
 }
 
 // The child's side: the result as [count][doubles][error length][error].

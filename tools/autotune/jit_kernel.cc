@@ -1,12 +1,10 @@
 #include "tools/autotune/jit_kernel.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <exception>
-#include <mutex>
 #include <thread>
-
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
