@@ -1,30 +1,16 @@
 #include "runtime/variant_registry.h"
 
-#include <string_view>
-
 #include "runtime/kernels.h"
 
 namespace halnorm::internal {
-namespace {
-
-// The digits after the last "_c" of a variant name.
-constexpr int ConfigIndexOf(std::string_view name) {
-  int index = 0;
-  for (size_t at = name.rfind("_c") + 2; at < name.size(); at++) {
-    index = index * 10 + (name[at] - '0');
-  }
-  return index;
-}
-
-}  // namespace
 
 absl::Span<const Variant> AllVariants() {
   // Function-local: the metadata pointers come from calls, and other static
   // initializers may dispatch.
   static const Variant variants[] = {
-#define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, config) \
-  {#name,    Op::op, Direction::direction, dtype,        residual,         target, \
-   Isa::isa, config, ConfigIndexOf(#name), &name##_argv, name##_metadata()},
+#define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, config, index) \
+  {#name,    Op::op, Direction::direction, dtype,        residual, target,                \
+   Isa::isa, config, index,                &name##_argv, name##_metadata()},
 #include "runtime/variants.inc"
 #undef HALNORM_VARIANT
   };

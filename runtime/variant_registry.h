@@ -24,7 +24,7 @@ struct Variant {
   const char* target;   // TARGETS key in tools/bazel/halide.bzl
   Isa isa;              // what the CPU must have to run it
   const char* config;   // schedule knobs, "k=v k=v"
-  int config_index;     // the name's _c<k> suffix: the config's index in its target's list
+  int config_index;     // the config's index in its target's list (the name's _c<k>)
   // Halide's generic entry point and its argument list: kernels of
   // different ops take different arguments, bound by name (kernel_call.h).
   int (*argv)(void** args);

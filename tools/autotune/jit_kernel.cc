@@ -24,9 +24,7 @@ std::string PluginDirectory() {
 }
 
 std::string ConfigString(const std::map<std::string, std::string>& params) {
-  std::vector<std::string> parts;
-  for (const auto& [k, v] : params) parts.push_back(absl::StrCat(k, "=", v));
-  return absl::StrJoin(parts, " ");
+  return absl::StrJoin(params, " ", absl::PairFormatter("="));
 }
 
 thread_local std::string last_jit_error;

@@ -75,13 +75,7 @@ absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, int 
   }
 
   // Per bucket, the variant with the lowest geomean over its points.
-  std::map<std::tuple<internal::Op, internal::Direction, halnorm_dtype, int, int>,
-           std::vector<int>>
-      buckets;
-  for (size_t p = 0; p < grid.size(); p++) {
-    const GridPoint& g = grid[p];
-    buckets[{g.op, g.direction, g.dtype, g.hidden_bucket, g.row_bucket}].push_back(p);
-  }
+  const std::map<BucketKey, std::vector<int>> buckets = GroupByBucket(grid);
   internal::TuningFile file;
   double log_dispatch = 0, log_table = 0, worst = 1;
   std::string worst_point;

@@ -107,11 +107,7 @@ void ChooseAndTabulate(FamilySearch& f, double tolerance, int max_configs) {
   if (f.chosen.empty()) f.chosen = {f.default_config};
   // Points of one bucket share a table entry: the chosen config with the
   // lowest geomean over them.
-  std::map<std::tuple<Op, Direction, halnorm_dtype, int, int>, std::vector<int>> buckets;
-  for (int p = 0; p < static_cast<int>(f.points.size()); p++) {
-    const GridPoint& g = f.points[p];
-    buckets[{g.op, g.direction, g.dtype, g.hidden_bucket, g.row_bucket}].push_back(p);
-  }
+  const std::map<BucketKey, std::vector<int>> buckets = GroupByBucket(f.points);
   f.bucket_choice.assign(f.points.size(), 0);
   for (const auto& [key, points] : buckets) {
     const int config = BestOver(f.seconds, f.chosen, points);
@@ -163,21 +159,27 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
           const std::string what = absl::StrCat(internal::OpName(op), " ",
                                                 internal::DirectionName(direction), " ",
                                                 internal::DtypeName(dtype));
-          for (const std::vector<int>& group : SameKernelGroups(f.configs, f.family, direction)) {
-            const KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[group[0]]);
+          // Times `spec` into every row of `into`; records a failure under `label`.
+          auto evaluate = [&](const KernelSpec& spec, const std::string& label,
+                              const std::vector<std::vector<double>*>& into) {
             const CandidateResult r = EvaluateCandidate(spec, f.points, problems, o.repetitions);
-            for (int c : group) {
+            for (std::vector<double>* seconds : into) {
               for (size_t p = 0; p < r.seconds.size(); p++) {
-                f.seconds[c][p] = std::min(f.seconds[c][p], r.seconds[p]);
+                (*seconds)[p] = std::min((*seconds)[p], r.seconds[p]);
               }
             }
-            const std::string& error = r.error;
-            if (!error.empty()) f.failures.push_back(absl::StrCat(what, ": ", error));
+            if (!r.error.empty()) f.failures.push_back(absl::StrCat(label, ": ", r.error));
+            progress.Step(absl::StrCat(label, r.error.empty() ? "" : " (failed)"));
+          };
+          for (const std::vector<int>& group : SameKernelGroups(f.configs, f.family, direction)) {
+            const KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[group[0]]);
             Config knobs;
             for (const std::string& knob : KnobsOf(f.family, direction)) {
               knobs[knob] = f.configs[group[0]].at(knob);
             }
-            progress.Step(absl::StrCat(what, " ", ConfigText(knobs), error.empty() ? "" : " (failed)"));
+            std::vector<std::vector<double>*> rows;
+            for (int c : group) rows.push_back(&f.seconds[c]);
+            evaluate(spec, absl::StrCat(what, " ", ConfigText(knobs)), rows);
           }
           if (!o.autoschedulers) continue;
           for (const char* name : kAutoschedulers) {
@@ -185,14 +187,7 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
             spec.autoscheduler = name;
             std::vector<double>& seconds = f.autoscheduled[name];
             seconds.resize(f.points.size(), kNotRun);
-            const CandidateResult r = EvaluateCandidate(spec, f.points, problems, o.repetitions);
-            for (size_t p = 0; p < r.seconds.size(); p++) {
-              seconds[p] = std::min(seconds[p], r.seconds[p]);
-            }
-            const std::string& error = r.error;
-            if (!error.empty()) f.failures.push_back(absl::StrCat(what, " ", name, ": ", error));
-            progress.Step(absl::StrCat(what, " autoscheduler ", name,
-                                       error.empty() ? "" : " (failed)"));
+            evaluate(spec, absl::StrCat(what, " autoscheduler ", name), {&seconds});
           }
         }
       }

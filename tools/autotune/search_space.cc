@@ -72,6 +72,15 @@ std::vector<GridPoint> ShapeGrid(const Scope& scope) {
   return grid;
 }
 
+std::map<BucketKey, std::vector<int>> GroupByBucket(const std::vector<GridPoint>& points) {
+  std::map<BucketKey, std::vector<int>> buckets;
+  for (int p = 0; p < static_cast<int>(points.size()); p++) {
+    const GridPoint& g = points[p];
+    buckets[{g.op, g.direction, g.dtype, g.hidden_bucket, g.row_bucket}].push_back(p);
+  }
+  return buckets;
+}
+
 std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick) {
   const int w = native_vector_width;
   std::vector<Config> space;

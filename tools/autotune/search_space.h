@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/halnorm_c.h"
@@ -34,6 +35,11 @@ struct Scope {
 };
 
 std::vector<GridPoint> ShapeGrid(const Scope& scope);
+
+// What a tuning table keys on: (op, direction, dtype, hidden bucket, row bucket).
+using BucketKey = std::tuple<internal::Op, internal::Direction, halnorm_dtype, int, int>;
+// The indices of `points` in each bucket.
+std::map<BucketKey, std::vector<int>> GroupByBucket(const std::vector<GridPoint>& points);
 
 // A family's schedule knobs: GeneratorParams by name. A config holds the
 // knobs of both directions (the backward ignores rows_per_task).

@@ -52,8 +52,9 @@ _text_file = rule(
 )
 
 def _x_macro_line(v):
-    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, "{config}")'.format(
+    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, "{config}", {index})'.format(
         name = v.name,
+        index = v.config_index,
         op = v.cc_op,
         direction = v.cc_direction,
         dtype = v.cc_dtype,
@@ -92,7 +93,7 @@ def halide_kernel_library(name, generators, variants, tuning):
       name: the cc_library; also prefixes the generator and runtime targets.
       generators: cc_library holding the Halide Generators (alwayslink).
       variants: structs from //tools/bazel:variants.bzl (name, generator,
-        target, params, cc_op, cc_direction, cc_dtype, fused_residual).
+        target, params, config_index, cc_op, cc_direction, cc_dtype, fused_residual).
       tuning: checked table entries from //tools/bazel:tuning.bzl (cc_op,
         cc_direction, cc_dtype, target, hidden_bucket, row_bucket, config,
         source), written to tuning.inc.

@@ -86,6 +86,7 @@ def _variants():
                                 generator = d.generator,
                                 target = target,
                                 params = params,
+                                config_index = i,
                                 cc_op = o.cc,
                                 cc_direction = DIRECTION_CC[direction],
                                 cc_dtype = cc_dtype,
