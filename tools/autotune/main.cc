@@ -36,9 +36,13 @@ ABSL_FLAG(bool, quick, false, "fewer knob values and smaller shapes (minutes, no
 ABSL_FLAG(std::string, target, "host", "TARGETS key to tune, or host (the widest this CPU runs)");
 ABSL_FLAG(std::string, ops, "layer_norm,rms_norm,layer_norm2d", "ops to tune");
 ABSL_FLAG(std::string, dtypes, "f32,f16,bf16", "activation dtypes to tune");
-ABSL_FLAG(int, reps, 3, "timed repetitions (>= 10 ms each) per kernel and shape; median kept");
+ABSL_FLAG(int, reps, 3,
+          "timed rounds (>= 10 ms each) per kernel and shape, kernels interleaved; median kept");
+ABSL_FLAG(int, close_reps, -1,
+          "more rounds for the kernels within 10% of a shape's best, to settle near ties "
+          "(default: 12, 4 with --quick)");
 ABSL_FLAG(bool, autoschedulers, true, "also time Halide's Adams2019, Mullapudi2016, Li2018");
-ABSL_FLAG(int, max_configs, 4, "schedules: at most this many configs per generator family");
+ABSL_FLAG(int, max_configs, 5, "schedules: at most this many configs per generator family");
 ABSL_FLAG(std::string, timings_csv, "", "schedules: also write every timing to this CSV file");
 ABSL_FLAG(std::string, out, "",
           "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
@@ -65,7 +69,18 @@ absl::Status ParseScope(Scope& scope) {
   }
   scope.quick = absl::GetFlag(FLAGS_quick);
   if (absl::GetFlag(FLAGS_reps) < 1) return absl::InvalidArgumentError("--reps: must be >= 1");
+  if (absl::GetFlag(FLAGS_close_reps) < -1) {
+    return absl::InvalidArgumentError("--close_reps: must be >= 0");
+  }
   return absl::OkStatus();
+}
+
+SideBySideOptions TimingOptions() {
+  SideBySideOptions timing;
+  timing.rounds = absl::GetFlag(FLAGS_reps);
+  const int close_reps = absl::GetFlag(FLAGS_close_reps);
+  timing.extra_rounds = close_reps >= 0 ? close_reps : absl::GetFlag(FLAGS_quick) ? 4 : 12;
+  return timing;
 }
 
 std::string CpuModel() {
@@ -105,7 +120,7 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   }
   ScheduleSearchOptions options{scope,
                                 target,
-                                absl::GetFlag(FLAGS_reps),
+                                TimingOptions(),
                                 /*tolerance=*/0.03,
                                 absl::GetFlag(FLAGS_max_configs),
                                 absl::GetFlag(FLAGS_autoschedulers)};
@@ -148,7 +163,7 @@ int Main(int argc, char** argv) {
     if (mode == "schedules") {
       status = RunScheduleSearch(scope, *target);
     } else if (mode == "runtime") {
-      status = RunRuntimeTuning(scope, *target, absl::GetFlag(FLAGS_reps),
+      status = RunRuntimeTuning(scope, *target, TimingOptions(),
                                 absl::GetFlag(FLAGS_out));
     } else {
       status = absl::InvalidArgumentError("--mode: schedules or runtime");

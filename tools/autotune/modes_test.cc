@@ -22,6 +22,9 @@ namespace {
 
 using testing::HasSubstr;
 
+// One round each, one more for near ties: this tests the plumbing, not speed.
+constexpr SideBySideOptions kFast{1, 1, 0.10};
+
 Scope SmallScope() {
   Scope scope;
   scope.ops = {internal::Op::kRmsNorm};
@@ -40,7 +43,7 @@ std::string ReadFile(const std::string& path) {
 TEST(ScheduleModeTest, WritesATableCoveringEveryBucketOfTheGrid) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok()) << target.status();
-  ScheduleSearchOptions options{SmallScope(), *target, 1, 0.03, 2, /*autoschedulers=*/false};
+  ScheduleSearchOptions options{SmallScope(), *target, kFast, 0.03, 2, /*autoschedulers=*/false};
   const std::vector<FamilySearch> searches = SearchSchedules(options);
   const TunedTable table = ToTunedTable(searches, target->key, "test");
   absl::StatusOr<TunedTable> parsed = ParseTunedBzl(WriteTunedBzl(table));
@@ -65,7 +68,7 @@ TEST(RuntimeModeTest, WritesATuningFileThisLibraryLoads) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok()) << target.status();
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/rms.tuning";
-  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, 1, path);
+  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, kFast, path);
   ASSERT_TRUE(tuned.ok()) << tuned;
 
   absl::StatusOr<internal::TuningFile> file = internal::TuningFile::Parse(ReadFile(path));
@@ -83,7 +86,7 @@ TEST(RuntimeModeTest, WritesATuningFileThisLibraryLoads) {
 TEST(RuntimeModeTest, RefusesAMissingOutputPath) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok());
-  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, 1, "");
+  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, kFast, "");
   EXPECT_THAT(tuned.message(), HasSubstr("--out"));
 }
 

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/norm_problem.h"
 #include "runtime/tuning_file.h"
 #include "tools/autotune/measure.h"
 #include "tools/autotune/select.h"
@@ -42,7 +43,7 @@ struct PointTimes {
 
 }  // namespace
 
-absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, int repetitions,
+absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, const SideBySideOptions& timing,
                               const std::string& out_path) {
   if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
   const std::vector<GridPoint> grid = ShapeGrid(scope);
@@ -63,14 +64,19 @@ absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, int 
     }
     PointTimes& t = times[p];
     t.candidates = CandidatesFor(g, target);
+    // The candidates and dispatch itself (nullptr), side by side.
+    std::vector<std::function<absl::Status()>> calls;
     for (const Variant* v : t.candidates) {
-      absl::StatusOr<double> s = SecondsPerCall(*problem, g.direction, v, repetitions);
-      if (!s.ok()) return s.status();
-      t.seconds.push_back(*s);
+      calls.push_back([&instance = *problem, &g, v] { return instance.Run(g.direction, v); });
     }
-    absl::StatusOr<double> s = SecondsPerCall(*problem, g.direction, nullptr, repetitions);
-    if (!s.ok()) return s.status();
-    t.dispatch_seconds = *s;
+    calls.push_back([&instance = *problem, &g] { return instance.Run(g.direction, nullptr); });
+    SideBySideTimes measured = TimeSideBySide(calls, timing);
+    for (const absl::Status& s : measured.status) {
+      if (!s.ok()) return s;
+    }
+    t.dispatch_seconds = measured.seconds.back();
+    measured.seconds.pop_back();
+    t.seconds = std::move(measured.seconds);
     progress.Step(absl::StrCat(g.Describe(), ": ", t.candidates.size(), " variants"));
   }
 

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "tools/autotune/measure.h"
 #include "tools/autotune/search_space.h"
 #include "tools/autotune/targets.h"
 
 namespace halnorm::autotune {
 
-absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, int repetitions,
+absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, const SideBySideOptions& timing,
                               const std::string& out_path);
 
 }  // namespace halnorm::autotune

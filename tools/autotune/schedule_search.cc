@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/norm_problem.h"
 #include "tools/autotune/isolate.h"
 #include "tools/autotune/jit_kernel.h"
 #include "tools/autotune/measure.h"
@@ -78,24 +79,46 @@ int CountKernels(const ScheduleSearchOptions& o, const std::vector<Config>& conf
   return per_set * problem_sets;
 }
 
-// Compiles `spec` and times it on every point of `points` that has a
-// problem of its direction, in a child process (isolate.h).
-CandidateResult EvaluateCandidate(const KernelSpec& spec, const std::vector<GridPoint>& points,
-                                  std::map<int, std::unique_ptr<bench::NormProblem>>& problems,
-                                  int repetitions) {
+// Compiles every kernel of `specs` (one direction's) and times them side by
+// side (measure.h) on each point of `points` that has a problem of that
+// direction, in one child process (isolate.h). Result: seconds[k * points +
+// p]; errors name the kernel and point.
+CandidateResult EvaluateTogether(const std::vector<KernelSpec>& specs,
+                                 const std::vector<GridPoint>& points,
+                                 std::map<int, std::unique_ptr<bench::NormProblem>>& problems,
+                                 const SideBySideOptions& timing) {
+  const size_t n = points.size();
   return RunIsolated([&] {
-    CandidateResult r{std::vector<double>(points.size(), kNotRun), ""};
-    absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(spec);
-    if (!kernel.ok()) return r.error = std::string(kernel.status().message()), r;
-    const internal::Variant& variant = (*kernel)->variant();
-    for (auto& [p, problem] : problems) {
-      if (points[p].direction != variant.direction) continue;
-      absl::StatusOr<double> s = SecondsPerCall(*problem, variant.direction, &variant, repetitions);
-      if (s.ok()) {
-        r.seconds[p] = *s;
+    CandidateResult r{std::vector<double>(specs.size() * n, kNotRun), ""};
+    std::vector<std::unique_ptr<JitKernel>> kernels(specs.size());
+    for (size_t k = 0; k < specs.size(); k++) {
+      absl::StatusOr<std::unique_ptr<JitKernel>> kernel = JitKernel::Compile(specs[k]);
+      if (kernel.ok()) {
+        kernels[k] = *std::move(kernel);
       } else {
-        r.error = absl::StrCat(points[p].Describe(), ": ", s.status().message(), " ",
-                               TakeLastJitError());
+        absl::StrAppend(&r.error, r.error.empty() ? "" : "; ", "kernel ", k, ": ",
+                        kernel.status().message());
+      }
+    }
+    for (auto& [p, problem] : problems) {
+      std::vector<std::function<absl::Status()>> calls;
+      std::vector<size_t> which;
+      for (size_t k = 0; k < kernels.size(); k++) {
+        if (!kernels[k] || kernels[k]->variant().direction != points[p].direction) continue;
+        const internal::Variant* variant = &kernels[k]->variant();
+        calls.push_back([&instance = *problem, variant] {
+          return instance.Run(variant->direction, variant);
+        });
+        which.push_back(k);
+      }
+      if (calls.empty()) continue;
+      const SideBySideTimes times = TimeSideBySide(calls, timing);
+      for (size_t i = 0; i < which.size(); i++) {
+        r.seconds[which[i] * n + p] = times.seconds[i];
+        if (!times.status[i].ok()) {
+          absl::StrAppend(&r.error, r.error.empty() ? "" : "; ", points[p].Describe(), ": ",
+                          times.status[i].message(), " ", TakeLastJitError());
+        }
       }
     }
     return r;
@@ -159,35 +182,40 @@ std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
           const std::string what = absl::StrCat(internal::OpName(op), " ",
                                                 internal::DirectionName(direction), " ",
                                                 internal::DtypeName(dtype));
-          // Times `spec` into every row of `into`; records a failure under `label`.
-          auto evaluate = [&](const KernelSpec& spec, const std::string& label,
-                              const std::vector<std::vector<double>*>& into) {
-            const CandidateResult r = EvaluateCandidate(spec, f.points, problems, o.repetitions);
-            for (std::vector<double>* seconds : into) {
-              for (size_t p = 0; p < r.seconds.size(); p++) {
-                (*seconds)[p] = std::min((*seconds)[p], r.seconds[p]);
+          // Times `specs` side by side into the rows `into[k]` of each;
+          // records failures under `label`.
+          auto evaluate = [&](const std::vector<KernelSpec>& specs, const std::string& label,
+                              const std::vector<std::vector<std::vector<double>*>>& into) {
+            const CandidateResult r = EvaluateTogether(specs, f.points, problems, o.timing);
+            const size_t n = f.points.size();
+            for (size_t k = 0; k < specs.size() && r.seconds.size() == specs.size() * n; k++) {
+              for (std::vector<double>* seconds : into[k]) {
+                for (size_t p = 0; p < n; p++) {
+                  (*seconds)[p] = std::min((*seconds)[p], r.seconds[k * n + p]);
+                }
               }
             }
             if (!r.error.empty()) f.failures.push_back(absl::StrCat(label, ": ", r.error));
-            progress.Step(absl::StrCat(label, r.error.empty() ? "" : " (failed)"));
+            progress.Step(absl::StrCat(label, r.error.empty() ? "" : " (failed)"),
+                          static_cast<int>(specs.size()));
           };
+          // The knob configs: one kernel per group of configs that compile alike.
+          std::vector<KernelSpec> specs;
+          std::vector<std::vector<std::vector<double>*>> rows;
           for (const std::vector<int>& group : SameKernelGroups(f.configs, f.family, direction)) {
-            const KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[group[0]]);
-            Config knobs;
-            for (const std::string& knob : KnobsOf(f.family, direction)) {
-              knobs[knob] = f.configs[group[0]].at(knob);
-            }
-            std::vector<std::vector<double>*> rows;
-            for (int c : group) rows.push_back(&f.seconds[c]);
-            evaluate(spec, absl::StrCat(what, " ", ConfigText(knobs)), rows);
+            specs.push_back(SpecFor(o.target, op, direction, dtype, f.configs[group[0]]));
+            rows.emplace_back();
+            for (int c : group) rows.back().push_back(&f.seconds[c]);
           }
+          evaluate(specs, absl::StrCat(what, ": ", specs.size(), " schedule configs"), rows);
           if (!o.autoschedulers) continue;
+          // Each autoscheduled kernel alone: they can crash their process.
           for (const char* name : kAutoschedulers) {
             KernelSpec spec = SpecFor(o.target, op, direction, dtype, f.configs[f.default_config]);
             spec.autoscheduler = name;
             std::vector<double>& seconds = f.autoscheduled[name];
             seconds.resize(f.points.size(), kNotRun);
-            evaluate(spec, absl::StrCat(what, " autoscheduler ", name), {&seconds});
+            evaluate({spec}, absl::StrCat(what, " autoscheduler ", name), {{&seconds}});
           }
         }
       }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/autotune/measure.h"
 #include "tools/autotune/search_space.h"
 #include "tools/autotune/select.h"
 #include "tools/autotune/targets.h"
@@ -19,9 +20,9 @@ namespace halnorm::autotune {
 struct ScheduleSearchOptions {
   Scope scope;
   TargetInfo target;
-  int repetitions = 3;
+  SideBySideOptions timing;  // rounds per kernel and shape (measure.h)
   double tolerance = 0.03;
-  int max_configs = 4;  // per generator family
+  int max_configs = 5;  // per generator family
   bool autoschedulers = true;
 };
 

@@ -27,20 +27,25 @@ std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
   const int points = static_cast<int>(seconds[0].size());
   std::vector<int> all_points(points);
   for (int p = 0; p < points; p++) all_points[p] = p;
+  auto within = [&](int c, int p) { return seconds[c][p] <= (1 + tolerance) * BestTime(seconds, p); };
   std::vector<bool> covered(points, false);
   for (int p = 0; p < points; p++) {
     // A point no config ran on cannot be covered; do not let it stall the cover.
     if (std::isinf(BestTime(seconds, p))) covered[p] = true;
   }
+  auto uncovered = [&] { return std::count(covered.begin(), covered.end(), false); };
   std::vector<int> chosen;
-  while (static_cast<int>(chosen.size()) < max_configs) {
+  auto take = [&](int c) {
+    chosen.push_back(c);
+    for (int p = 0; p < points; p++) covered[p] = covered[p] || within(c, p);
+  };
+  const int counted_slots = std::max(1, max_configs - kWorstShapeSlots);
+  while (static_cast<int>(chosen.size()) < counted_slots && uncovered() > 0) {
     int best = -1, best_count = 0;
     double best_geomean = 0;
     for (int c = 0; c < static_cast<int>(seconds.size()); c++) {
       int count = 0;
-      for (int p = 0; p < points; p++) {
-        if (!covered[p] && seconds[c][p] <= (1 + tolerance) * BestTime(seconds, p)) count++;
-      }
+      for (int p = 0; p < points; p++) count += !covered[p] && within(c, p);
       if (count == 0) continue;
       const double geomean = LogGeomean(seconds, c, all_points);
       if (count > best_count || (count == best_count && geomean < best_geomean)) {
@@ -48,10 +53,29 @@ std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
       }
     }
     if (best < 0) break;
-    chosen.push_back(best);
-    for (int p = 0; p < points; p++) {
-      if (seconds[best][p] <= (1 + tolerance) * BestTime(seconds, p)) covered[p] = true;
+    take(best);
+  }
+  // The last slots: whichever config lifts the worst point most (ties: the
+  // better geomean), while some point is still uncovered.
+  while (static_cast<int>(chosen.size()) < max_configs && uncovered() > 0) {
+    int best = -1;
+    double best_worst = 0, best_log = 0;
+    for (int c = 0; c < static_cast<int>(seconds.size()); c++) {
+      if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
+      double worst = 1, log_sum = 0;
+      for (int p = 0; p < points; p++) {
+        if (std::isinf(BestTime(seconds, p))) continue;
+        double fastest = seconds[c][p];
+        for (int k : chosen) fastest = std::min(fastest, seconds[k][p]);
+        worst = std::min(worst, BestTime(seconds, p) / fastest);
+        log_sum += std::log(BestTime(seconds, p) / fastest);
+      }
+      if (best < 0 || worst > best_worst || (worst == best_worst && log_sum > best_log)) {
+        best = c, best_worst = worst, best_log = log_sum;
+      }
     }
+    if (best < 0) break;
+    take(best);
   }
   return chosen;
 }

@@ -11,13 +11,18 @@ namespace halnorm::autotune {
 // +infinity where c failed to compile or run there.
 using Timings = std::vector<std::vector<double>>;
 
+// How many of a capped cover's slots go to the worst-served points.
+constexpr int kWorstShapeSlots = 2;
+
 // Greedy set cover: repeatedly takes the config that is within `tolerance`
 // (0.03 = 3%) of the per-point best on the most points not yet covered (ties:
-// the lower geomean over all points), until every point is covered or
-// `max_configs` are taken (each config is ~20 more kernels to build, and run-
-// to-run noise of a few % would otherwise keep adding configs). Returns
-// config indices in the order taken (the first covers the most points; it
-// becomes config 0, the default for buckets the table lacks).
+// the lower geomean over all points), until every point is covered. Capped
+// at `max_configs` (each config is ~20 more kernels to build): if points are
+// still uncovered when kWorstShapeSlots slots are left, those slots go to the
+// config that lifts the worst point most instead, since counting leaves
+// alone the odd shapes only one config serves. Returns config indices in the
+// order taken (the first covers the most points; it becomes config 0, the
+// default for buckets the table lacks).
 std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
                                       int max_configs);
 

@@ -31,6 +31,21 @@ TEST(CoverWithinToleranceTest, StopsAtTheConfigCap) {
   EXPECT_EQ(CoverWithinTolerance(seconds, 0.03, 2).size(), 2u);
 }
 
+TEST(CoverWithinToleranceTest, CappedCoversSpendTheLastSlotsOnTheWorstPoint) {
+  // Configs 0 and 1 win two points each; 2 and 3 one each (4 and 5), where
+  // config 4 is a 10% compromise.
+  const Timings seconds = {{1, 1, 2, 2, 2, 2},
+                           {2, 2, 1, 1, 2, 2},
+                           {2, 2, 2, 2, 1, 1.5},
+                           {2, 2, 2, 2, 1.5, 1},
+                           {2, 2, 2, 2, 1.1, 1.1}};
+  // Uncapped, counting covers everything.
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03, 8), ElementsAre(0, 1, 2, 3));
+  // Capped at 3, counting would take 0, 1, 2 and leave point 5 at 1/1.5 of
+  // its best; the worst-point slots take 1 and then the compromise (1/1.1).
+  EXPECT_THAT(CoverWithinTolerance(seconds, 0.03, 3), ElementsAre(0, 1, 4));
+}
+
 TEST(CoverWithinToleranceTest, TiesGoToTheLowerGeomean) {
   const Timings seconds = {{1.00, 3}, {1.01, 2}, {5, 1}};
   // Configs 0 and 1 both cover point 0; 1 is faster overall.
