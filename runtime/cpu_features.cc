@@ -2,14 +2,27 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
+
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 namespace halnorm::internal {
 namespace {
 
+#if defined(__aarch64__)
+Isa DetectHostIsa() {
+  // Halide's arm_fp16 needs FP16 scalar and vector arithmetic; arm_dot_prod
+  // the SDOT/UDOT instructions. (AArch64 Linux always has ASIMD.)
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const unsigned long fp16 = HWCAP_FPHP | HWCAP_ASIMDHP;
+  if ((hwcap & fp16) == fp16 && (hwcap & HWCAP_ASIMDDP) != 0) return Isa::kNeonFp16Dot;
+  return Isa::kNeon;
+}
+#else
 Isa DetectHostIsa() {
   __builtin_cpu_init();
-  // avx512_skylake in Halide = F + CD + BW + DQ + VL.
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl")) {
@@ -21,12 +34,13 @@ Isa DetectHostIsa() {
   }
   return Isa::kSse41;
 }
+#endif
 
 Isa CappedIsa() {
   Isa isa = HostIsa();
   const char* cap = std::getenv("HALNORM_MAX_ISA");
   if (cap == nullptr) return isa;
-  for (Isa level : {Isa::kSse41, Isa::kAvx2, Isa::kAvx512}) {
+  for (Isa level : IsaLevels()) {
     if (std::strcmp(cap, IsaName(level)) == 0 && level < isa) return level;
   }
   return isa;
@@ -42,8 +56,21 @@ const char* IsaName(Isa isa) {
       return "avx2";
     case Isa::kAvx512:
       return "avx512";
+    case Isa::kNeon:
+      return "neon";
+    case Isa::kNeonFp16Dot:
+      return "neon_fp16_dot";
   }
   return "?";
+}
+
+const std::vector<Isa>& IsaLevels() {
+#if defined(__aarch64__)
+  static const std::vector<Isa> levels = {Isa::kNeon, Isa::kNeonFp16Dot};
+#else
+  static const std::vector<Isa> levels = {Isa::kSse41, Isa::kAvx2, Isa::kAvx512};
+#endif
+  return levels;
 }
 
 Isa HostIsa() {
@@ -51,7 +78,7 @@ Isa HostIsa() {
   return host;
 }
 
-bool HostSupports(Isa isa) { return isa <= HostIsa(); }
+bool HostSupports(Isa isa) { return isa >= IsaLevels().front() && isa <= HostIsa(); }
 
 Isa MaxDispatchIsa() {
   static const Isa capped = CappedIsa();

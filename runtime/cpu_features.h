@@ -2,15 +2,30 @@
 #ifndef HALNORM_RUNTIME_CPU_FEATURES_H_
 #define HALNORM_RUNTIME_CPU_FEATURES_H_
 
+#include <vector>
+
 namespace halnorm::internal {
 
-// Ordered: a higher level implies every lower one.
-enum class Isa { kSse41 = 0, kAvx2 = 1, kAvx512 = 2 };
+// Per architecture, ordered: a higher level implies every lower one of the
+// same architecture. A build holds the variants of one architecture only.
+enum class Isa {
+  // x86-64
+  kSse41 = 0,
+  kAvx2 = 1,
+  kAvx512 = 2,  // avx512_skylake: F, CD, BW, DQ, VL
+  // AArch64
+  kNeon = 10,         // ARMv8.0 Advanced SIMD
+  kNeonFp16Dot = 11,  // ARMv8.2: half-precision arithmetic and dot product
+};
 
 const char* IsaName(Isa isa);
 
+// This build's architecture's levels, lowest first (the HALNORM_MAX_ISA values).
+const std::vector<Isa>& IsaLevels();
+
 // The widest ISA the CPU executes (HALNORM_MAX_ISA does not matter here).
 Isa HostIsa();
+// `isa` is of this build's architecture and the CPU has it.
 bool HostSupports(Isa isa);
 
 // The best ISA dispatch may use: the host's, capped by HALNORM_MAX_ISA

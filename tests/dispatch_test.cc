@@ -1,7 +1,8 @@
 // Dispatch: which variant runs a call, under the HALNORM_MAX_ISA and
 // HALNORM_VERBOSE settings its BUILD target sets (they are read once per
 // process, so each setting is its own test target). --expect_isa names the
-// ISA the pick must have; "host" = the widest this CPU runs.
+// ISA the pick must have; "host" = the widest this CPU runs. --expect_host_isa
+// names the ISA detection must report (set where the CPU is known: qemu's).
 #include "runtime/dispatch.h"
 
 #include <cstring>
@@ -16,12 +17,18 @@ namespace halnorm::internal {
 namespace {
 
 std::string expected_isa = "host";
+std::string expected_host_isa;  // "": not checked
 
 Isa ExpectedIsa() {
-  for (Isa isa : {Isa::kSse41, Isa::kAvx2, Isa::kAvx512}) {
+  for (Isa isa : IsaLevels()) {
     if (expected_isa == IsaName(isa)) return isa;
   }
   return HostIsa();
+}
+
+TEST(DispatchTest, DetectsTheHostIsa) {
+  if (expected_host_isa.empty()) GTEST_SKIP() << "no --expect_host_isa for this target";
+  EXPECT_STREQ(IsaName(HostIsa()), expected_host_isa.c_str());
 }
 
 TEST(DispatchTest, PicksTheWidestAllowedIsa) {
@@ -67,8 +74,12 @@ TEST(DispatchTest, ForcedVariantMustFitTheCall) {
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; i++) {
-    if (std::strncmp(argv[i], "--expect_isa=", 13) == 0)
+    if (std::strncmp(argv[i], "--expect_isa=", 13) == 0) {
       halnorm::internal::expected_isa = argv[i] + 13;
+    }
+    if (std::strncmp(argv[i], "--expect_host_isa=", 18) == 0) {
+      halnorm::internal::expected_host_isa = argv[i] + 18;
+    }
   }
   return RUN_ALL_TESTS();
 }

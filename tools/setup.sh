@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package halnorm builds, tests and benchmarks with
-# (with --report, also the performance report's PyTorch and gnuplot).
+# (with --report, also the performance report's PyTorch and gnuplot; with
+# --aarch64, the ARM64 cross compiler, qemu and the arm64 -dev packages).
 # Idempotent: only missing packages are installed, so a second run is a no-op.
 set -euo pipefail
 
@@ -14,13 +15,33 @@ packages=(
   libdnnl-dev              # oneDNN 2.6: benchmark peer
 )
 
-# The performance report's peers (bazel run //bench:report): large, so only
-# with --report.
-if [[ "${1:-}" == "--report" ]]; then
-  packages+=(
-    python3-torch            # the PyTorch column
-    gnuplot-nox              # the report's plot
-  )
+arm64=false
+for option in "$@"; do
+  case "$option" in
+    # The performance report's peers (bazel run //bench:report): large.
+    --report) packages+=(
+        python3-torch            # the PyTorch column
+        gnuplot-nox              # the report's plot
+      ) ;;
+    # bazel build/test --config=aarch64: Debian's multiarch puts the arm64
+    # libraries under /usr/lib/aarch64-linux-gnu, beside the amd64 ones.
+    --aarch64) arm64=true
+      packages+=(
+        g++-aarch64-linux-gnu    # cross compiler (tools/toolchains)
+        qemu-user                # runs the ARM64 tests
+        libc6:arm64              # the glibc the tests run on (tools/toolchains)
+        libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
+        libbenchmark-dev:arm64
+        # (no libdnnl-dev:arm64: its dnnl_config.h differs from the amd64
+        # one, so Debian cannot co-install them; the oneDNN peer is x86-only)
+      ) ;;
+    *) echo "setup: unknown option $option (--report, --aarch64)" >&2; exit 2 ;;
+  esac
+done
+
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
+if $arm64 && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
 fi
 
 missing=()
@@ -30,7 +51,6 @@ done
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
-  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

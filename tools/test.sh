@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# The whole test suite: install what is missing, then bazel test //...
-# Ends with one "N passed, N failed" line: test targets, from Bazel's summary.
+# The whole test suite: install what is missing, then bazel test //... on
+# this machine (x86-64) and bazel test --config=aarch64 (cross-built, run
+# under qemu-aarch64), plus an ARM64 build of the benchmarks and examples.
+# Ends with one "N passed, N failed" line: test targets, from Bazel's summaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-bash tools/setup.sh || exit 1
+bash tools/setup.sh --aarch64 || exit 1
 log=$(mktemp)
-bazel test //... "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
+status=0
+run() {
+  echo "+ bazel $*"
+  bazel "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  ((rc == 0)) || status=$rc
+}
+run test //... "$@"
+run test --config=aarch64 //tests/... //runtime/... "$@"
+# (the benchmark binaries are tagged manual: named here)
+run build --config=aarch64 //runtime/... //bench/... //bench:row_norm_bench \
+  //bench:layer_norm2d_bench //examples/... "$@"
 passed=$(grep -cE '^//\S+ +(\(cached\) )?PASSED' "$log")
 failed=$(grep -cE '^//\S+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)' "$log")
 rm -f "$log"
-echo "targets: ${passed} passed, ${failed} failed"
+echo "targets: ${passed} passed, ${failed} failed (x86-64 and aarch64 under qemu)"
 exit "$status"

@@ -35,7 +35,8 @@ absl::StatusOr<TargetInfo> FindTarget(const std::string& key) {
   const std::vector<TargetInfo> targets = AllTargets();
   const TargetInfo* found = nullptr;
   for (const TargetInfo& t : targets) {
-    if (key == "host" ? t.isa <= internal::MaxDispatchIsa() && (!found || t.isa > found->isa)
+    if (key == "host" ? internal::HostSupports(t.isa) && t.isa <= internal::MaxDispatchIsa() &&
+                            (!found || t.isa > found->isa)
                       : t.key == key) {
       found = &t;
     }
