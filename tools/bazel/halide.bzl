@@ -55,11 +55,21 @@ ASSEMBLY_FAMILIES = ["arm64"]
 _EMIT_SUFFIX = {"static_library": ".a", "h": ".h", "assembly": ".s"}
 
 # Per family: the C preprocessor test for its architecture (the generated
-# headers hold every family, each under its guard) and the select() key of
-# builds for it ("//conditions:default": the x86-64 host).
+# headers hold every family, each under its guard), the select() key of
+# builds for it ("//conditions:default": the x86-64 host), and its CPU
+# constraint: a build for another CPU skips the family's kernel genrules
+# even under a //... pattern.
 ARCHES = {
-    "x86": struct(guard = "defined(__x86_64__)", select_key = "//conditions:default"),
-    "arm64": struct(guard = "defined(__aarch64__)", select_key = "//tools/toolchains:aarch64"),
+    "x86": struct(
+        guard = "defined(__x86_64__)",
+        select_key = "//conditions:default",
+        cpu = "@platforms//cpu:x86_64",
+    ),
+    "arm64": struct(
+        guard = "defined(__aarch64__)",
+        select_key = "//tools/toolchains:aarch64",
+        cpu = "@platforms//cpu:aarch64",
+    ),
 }
 
 def _guarded(family_lines):
@@ -177,6 +187,7 @@ def halide_kernel_library(name, generators, variants, tuning):
                 p = " ".join(["%s=%s" % (k, v.params[k]) for k in sorted(v.params)]),
             ),
             tools = [":" + generator],
+            target_compatible_with = [ARCHES[family].cpu],
         )
 
     for family in sorted(archives):
@@ -190,6 +201,7 @@ def halide_kernel_library(name, generators, variants, tuning):
                 t = RUNTIME_TARGETS[family],
             ),
             tools = [":" + generator],
+            target_compatible_with = [ARCHES[family].cpu],
         )
         archives[family].append(runtime + ".a")
 
@@ -218,7 +230,7 @@ def halide_kernel_library(name, generators, variants, tuning):
 
     native.filegroup(
         name = name + "_assembly",
-        srcs = assembly,
+        srcs = assembly,  # incompatible where its genrules are
     )
 
     # Only this build's architecture's kernels are built and linked; kernel
