@@ -26,18 +26,24 @@ std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
   if (seconds.empty()) return {};
   const int points = static_cast<int>(seconds[0].size());
   std::vector<int> all_points(points);
-  for (int p = 0; p < points; p++) all_points[p] = p;
-  auto within = [&](int c, int p) { return seconds[c][p] <= (1 + tolerance) * BestTime(seconds, p); };
+  std::vector<double> best_time(points);
+  for (int p = 0; p < points; p++) all_points[p] = p, best_time[p] = BestTime(seconds, p);
+  auto within = [&](int c, int p) { return seconds[c][p] <= (1 + tolerance) * best_time[p]; };
   std::vector<bool> covered(points, false);
   for (int p = 0; p < points; p++) {
     // A point no config ran on cannot be covered; do not let it stall the cover.
-    if (std::isinf(BestTime(seconds, p))) covered[p] = true;
+    if (std::isinf(best_time[p])) covered[p] = true;
   }
   auto uncovered = [&] { return std::count(covered.begin(), covered.end(), false); };
   std::vector<int> chosen;
+  // Per point, the fastest time among the chosen configs.
+  std::vector<double> served(points, std::numeric_limits<double>::infinity());
   auto take = [&](int c) {
     chosen.push_back(c);
-    for (int p = 0; p < points; p++) covered[p] = covered[p] || within(c, p);
+    for (int p = 0; p < points; p++) {
+      covered[p] = covered[p] || within(c, p);
+      served[p] = std::min(served[p], seconds[c][p]);
+    }
   };
   const int counted_slots = std::max(1, max_configs - kWorstShapeSlots);
   while (static_cast<int>(chosen.size()) < counted_slots && uncovered() > 0) {
@@ -64,11 +70,10 @@ std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
       if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) continue;
       double worst = 1, log_sum = 0;
       for (int p = 0; p < points; p++) {
-        if (std::isinf(BestTime(seconds, p))) continue;
-        double fastest = seconds[c][p];
-        for (int k : chosen) fastest = std::min(fastest, seconds[k][p]);
-        worst = std::min(worst, BestTime(seconds, p) / fastest);
-        log_sum += std::log(BestTime(seconds, p) / fastest);
+        if (std::isinf(best_time[p])) continue;
+        const double ratio = best_time[p] / std::min(served[p], seconds[c][p]);
+        worst = std::min(worst, ratio);
+        log_sum += std::log(ratio);
       }
       if (best < 0 || worst > best_worst || (worst == best_worst && log_sum > best_log)) {
         best = c, best_worst = worst, best_log = log_sum;
