@@ -7,6 +7,7 @@
 // Partials are (lane, c, tile, s), f32: lane < vector_width, tile =
 // p / pixels_per_task.
 #include "Halide.h"
+#include "generators/activations.h"
 #include "generators/norm_types.h"
 #include "schedules/channel_norm_schedule.h"
 
@@ -44,7 +45,7 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     f.lane = Var("lane");
     f.tile = Var("tile");
     const Var &p = f.p, &c = f.c, &s = f.s, &lane = f.lane, &tile = f.tile;
-    const Type act = ActivationType(dtype);
+    const Activations acts(dtype, get_target(), *get_externs_map());
     const int lanes = vector_width, tile_pixels = pixels_per_task;
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& dx = *dx_;
@@ -54,8 +55,8 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     Expr pixels = x.dim(0).extent();
     f.channels = channels;
     Func dyf("dyf"), xhat("xhat"), g("g");
-    dyf(p, c, s) = AsF32((*dy_)(p, c, s));
-    xhat(p, c, s) = (AsF32(x(p, c, s)) - (*mean_)(p, 0, s)) * (*rstd_)(p, 0, s);
+    dyf(p, c, s) = acts.ToF32((*dy_)(p, c, s));
+    xhat(p, c, s) = (acts.ToF32(x(p, c, s)) - (*mean_)(p, 0, s)) * (*rstd_)(p, 0, s);
     g(p, c, s) = dyf(p, c, s) * select(*has_weight_, (*weight_)(c), 1.f);
     RDom k(0, channels, "k");
     f.k = k;
@@ -67,8 +68,8 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     f.sum_g_xhat(p, s) += g(p, k, s) * xhat(p, k, s);
     Expr inv_channels = 1.f / cast<float>(channels);
     dx(p, c, s) =
-        StoreAs(act, (*rstd_)(p, 0, s) * (g(p, c, s) - f.sum_g(p, s) * inv_channels -
-                                          xhat(p, c, s) * f.sum_g_xhat(p, s) * inv_channels));
+        acts.Store((*rstd_)(p, 0, s) * (g(p, c, s) - f.sum_g(p, s) * inv_channels -
+                                        xhat(p, c, s) * f.sum_g_xhat(p, s) * inv_channels));
 
     // Partials: pixel lane `lane` of tile `tile` sums pixels
     // tile*tile_pixels + j*lanes + lane, j in order: first every whole

@@ -7,6 +7,7 @@
 //   x, weight, bias, has_weight, has_bias, eps  ->  y, mean, rstd
 // mean/rstd are (p, 0, s): extent 1 along c.
 #include "Halide.h"
+#include "generators/activations.h"
 #include "generators/norm_types.h"
 #include "schedules/channel_norm_schedule.h"
 
@@ -43,7 +44,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     f.c = Var("c");
     f.s = Var("s");
     const Var &p = f.p, &c = f.c, &s = f.s;
-    const Type act = ActivationType(dtype);
+    const Activations acts(dtype, get_target(), *get_externs_map());
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& y = *y_;
 
@@ -55,7 +56,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     RDom k(0, channels, "k");
     f.k = k;
     Func xf("xf"), shifted("shifted");
-    xf(p, c, s) = AsF32(x(p, c, s));
+    xf(p, c, s) = acts.ToF32(x(p, c, s));
     shifted(p, c, s) = xf(p, c, s) - xf(p, 0, s);
     f.sum = Func("sum");
     f.sum(p, s) = 0.f;
@@ -73,7 +74,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
 
     Expr scale = select(*has_weight_, (*weight_)(c), 1.f);
     Expr shift = select(*has_bias_, (*bias_)(c), 0.f);
-    y(p, c, s) = StoreAs(act, centered(p, c, s) * f.rstd(p, s) * scale + shift);
+    y(p, c, s) = acts.Store(centered(p, c, s) * f.rstd(p, s) * scale + shift);
     (*mean_out_)(p, c, s) = f.mean(p, s);
     (*rstd_out_)(p, c, s) = f.rstd(p, s);
 

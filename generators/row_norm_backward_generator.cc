@@ -9,6 +9,7 @@
 // [mean, dbias_partial] only for layer. Partials are (n, chunk, b), f32,
 // chunk = r / rows_per_chunk.
 #include "Halide.h"
+#include "generators/activations.h"
 #include "generators/norm_types.h"
 #include "generators/row_reduction.h"
 #include "schedules/row_norm_schedule.h"
@@ -54,7 +55,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.c = Var("c");
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane, &c = f.c;
     const bool layer = kind == NormKind::kLayer;
-    const Type act = ActivationType(dtype);
+    const Activations acts(dtype, get_target(), *get_externs_map());
     Input<Buffer<>>& x = *x_;
     Input<Buffer<>>& dy = *dy_;
     Output<Buffer<>>& dx = *dx_;
@@ -65,8 +66,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.hidden = hidden;
     Func dyf("dyf"), xhat("xhat"), g("g"), g_xhat("g_xhat");
     Expr rstd = (*rstd_)(0, r, b);
-    dyf(n, r, b) = AsF32(dy(n, r, b));
-    Expr xf = AsF32(x(n, r, b));
+    dyf(n, r, b) = acts.ToF32(dy(n, r, b));
+    Expr xf = acts.ToF32(x(n, r, b));
     xhat(n, r, b) = (layer ? xf - (*mean_)(0, r, b) : xf) * rstd;
     g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n), 1.f);
     g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
@@ -74,14 +75,15 @@ class RowNormBackward : public Generator<RowNormBackward> {
     const RowReduction row_sums(lane, r, b, hidden, vector_width, accumulators);
     f.chunk = row_sums.chunk();
     // Both row sums in one walk along the row.
-    Func sums = row_sums.Sum("sums", layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat},
-                             &f.lane_sums, &f.lane_fold);
+    Func sums =
+        row_sums.Sum("sums", layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat},
+                     &f.lane_sums, &f.lane_fold);
     f.stats.push_back(sums);
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);
     if (layer) dnorm -= sums(r, b)[1] * inv_hidden;
-    Expr extra = select(*has_dresidual_, AsF32((*dresidual_)(n, r, b)), 0.f);
-    dx(n, r, b) = StoreAs(act, rstd * dnorm + extra);
+    Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, r, b)), 0.f);
+    dx(n, r, b) = acts.Store(rstd * dnorm + extra);
 
     // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in
     // row order within the chunk.

@@ -12,6 +12,7 @@
 // The runtime folds options.weight_offset into the f32 weight it passes.
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
+#include "generators/activations.h"
 #include "generators/norm_types.h"
 #include "generators/row_reduction.h"
 #include "schedules/row_norm_schedule.h"
@@ -62,7 +63,7 @@ class RowNormForward : public Generator<RowNormForward> {
     f.lane = Var("lane");
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane;
     const bool layer = kind == NormKind::kLayer;
-    const Type act = ActivationType(dtype);
+    const Activations acts(dtype, get_target(), *get_externs_map());
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& y = *y_;
 
@@ -74,11 +75,11 @@ class RowNormForward : public Generator<RowNormForward> {
     f.hidden = hidden;
     Func h("h"), stored_h("stored_h");
     if (residual) {
-      Expr sum = *residual_alpha_ * AsF32(x(n, r, b)) + AsF32((*residual_)(n, r, b));
-      stored_h(n, r, b) = StoreAs(act, sum);
-      h(n, r, b) = AsF32(stored_h(n, r, b));
+      Expr sum = *residual_alpha_ * acts.ToF32(x(n, r, b)) + acts.ToF32((*residual_)(n, r, b));
+      stored_h(n, r, b) = acts.Store(sum);
+      h(n, r, b) = acts.ToF32(stored_h(n, r, b));
     } else {
-      h(n, r, b) = AsF32(x(n, r, b));
+      h(n, r, b) = acts.ToF32(x(n, r, b));
     }
 
     const RowReduction rows(lane, r, b, hidden, vector_width, accumulators);
@@ -110,7 +111,8 @@ class RowNormForward : public Generator<RowNormForward> {
       Func centered_mean("centered_mean"), variance("variance");
       centered_mean(r, b) = sums(r, b)[0] / cast<float>(hidden);
       // Rounding can make it slightly negative; a NaN must stay NaN.
-      Expr raw_variance = sums(r, b)[1] / cast<float>(hidden) - centered_mean(r, b) * centered_mean(r, b);
+      Expr raw_variance =
+          sums(r, b)[1] / cast<float>(hidden) - centered_mean(r, b) * centered_mean(r, b);
       variance(r, b) = select(raw_variance < 0.f, 0.f, raw_variance);
       centered(n, r, b) = shifted(n, r, b) - centered_mean(r, b);
       f.stats.insert(f.stats.end(), {sums, centered_mean, variance});
@@ -132,7 +134,7 @@ class RowNormForward : public Generator<RowNormForward> {
     Expr scale = select(*has_weight_, (*weight_)(n), 1.f);
     Expr normalized = centered(n, r, b) * f.rstd(r, b) * scale;
     if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
-    y(n, r, b) = StoreAs(act, normalized);
+    y(n, r, b) = acts.Store(normalized);
     if (residual) (*residual_out_)(n, r, b) = stored_h(n, r, b);
     if (layer) (*mean_out_)(n, r, b) = f.mean(r, b);
     (*rstd_out_)(n, r, b) = f.rstd(r, b);

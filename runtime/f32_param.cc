@@ -11,10 +11,12 @@ bool UsableInPlace(const halnorm_tensor* t, float offset) {
   return t != nullptr && t->dtype == HALNORM_F32 && t->strides[t->rank - 1] == 1 && offset == 0.f;
 }
 
-std::vector<float> ConvertedWithOffset(const halnorm_tensor& t, int64_t count, float offset) {
-  std::vector<float> values = ToF32(t, count);
+// Not zero-filled first: at decode shapes that memset is a visible cost.
+std::unique_ptr<float[]> ConvertedWithOffset(const halnorm_tensor& t, int64_t count, float offset) {
+  std::unique_ptr<float[]> values(new float[count]);
+  ToF32(t, count, values.get());
   if (offset != 0.f) {
-    for (float& v : values) v += offset;
+    for (int64_t i = 0; i < count; i++) values[i] += offset;
   }
   return values;
 }
@@ -24,10 +26,10 @@ std::vector<float> ConvertedWithOffset(const halnorm_tensor& t, int64_t count, f
 F32Param::F32Param(const halnorm_tensor* t, int64_t count, const void* placeholder, float offset)
     : present_(t != nullptr),
       values_(present_ && !UsableInPlace(t, offset) ? ConvertedWithOffset(*t, count, offset)
-                                                    : std::vector<float>{}),
-      buffer_(!present_                   ? placeholder
+                                                    : nullptr),
+      buffer_(!present_                  ? placeholder
               : UsableInPlace(t, offset) ? t->data
-                                          : static_cast<const void*>(values_.data()),
+                                         : static_cast<const void*>(values_.get()),
               halide_type_t(halide_type_float, 32), {{count, 1}}) {}
 
 }  // namespace halnorm::internal

@@ -9,7 +9,7 @@
 #define HALNORM_RUNTIME_F32_PARAM_H_
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "runtime/halnorm_c.h"
 #include "runtime/kernel_buffer.h"
@@ -25,7 +25,7 @@ class F32Param {
 
  private:
   bool present_;
-  std::vector<float> values_;
+  std::unique_ptr<float[]> values_;
   KernelBuffer buffer_;
 };
 

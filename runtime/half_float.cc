@@ -1,7 +1,10 @@
 #include "runtime/half_float.h"
 
-#include <cmath>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace halnorm::internal {
 namespace {
@@ -20,63 +23,144 @@ float FromBits(uint32_t u) {
 
 }  // namespace
 
+// The per-feature tensors are converted on every call, so these are written
+// without branches (selects only): GCC vectorizes the loops over them (see
+// the copts in BUILD). Exact for every input, in any FTZ/DAZ mode.
+
 float HalfToFloat(uint16_t h) {
   const uint32_t sign = uint32_t{h & 0x8000u} << 16;
-  const uint32_t exponent = (h >> 10) & 0x1f;
-  const uint32_t mantissa = h & 0x3ff;
-  if (exponent == 0x1f) return FromBits(sign | 0x7f800000u | (mantissa << 13));  // inf/nan
-  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
-    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  return FromBits(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  const uint32_t exponent = h & 0x7c00u;
+  const uint32_t shifted = uint32_t{h & 0x7fffu} << 13;
+  const uint32_t normal = shifted + (112u << 23);  // rebias the exponent
+  const uint32_t special = shifted | 0x7f800000u;  // inf/NaN, payload kept
+  // Subnormal: mantissa * 2^-24, through an int conversion so no float
+  // denormal appears (a caller's denormals-are-zero mode cannot flush it).
+  const uint32_t subnormal = Bits(static_cast<float>(static_cast<int32_t>(h & 0x3ffu)) * 0x1p-24f);
+  const uint32_t magnitude = exponent == 0x7c00u ? special : exponent == 0 ? subnormal : normal;
+  return FromBits(magnitude | sign);
 }
 
 uint16_t FloatToHalf(float value) {
   const uint32_t u = Bits(value);
-  const uint16_t sign = (u >> 16) & 0x8000u;
-  const float magnitude = std::fabs(value);
-  if (std::isnan(value)) return sign | 0x7e00u;
-  if (magnitude >= 65520.f) return sign | 0x7c00u;  // rounds to inf
-  if (magnitude < 6.103515625e-05f) {               // subnormal half: units of 2^-24
-    return sign | static_cast<uint16_t>(std::nearbyint(magnitude * 16777216.f));
-  }
-  // Normal: drop 13 mantissa bits with round-to-nearest-even; a carry into
-  // the exponent is the correct result.
-  const uint32_t rebased = (u & 0x7fffffffu) - (112u << 23);
-  const uint32_t rounded = rebased + 0xfffu + ((rebased >> 13) & 1u);
-  return sign | static_cast<uint16_t>(rounded >> 13);
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const uint32_t a = u & 0x7fffffffu;
+  const uint32_t special = a > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN : overflow to inf
+  // Below the smallest normal half, the float adder rounds the value into
+  // a half denormal's mantissa bits.
+  constexpr uint32_t kDenormMagic = ((127 - 15) + (23 - 10) + 1) << 23;
+  const uint32_t denormal = Bits(FromBits(a) + FromBits(kDenormMagic)) - kDenormMagic;
+  // Normal: rebias the exponent, round the 13 dropped mantissa bits to even
+  // (a carry into the exponent is the correct result).
+  const uint32_t normal = (a - (112u << 23) + 0xfffu + ((a >> 13) & 1u)) >> 13;
+  const uint32_t magnitude = a >= (143u << 23) ? special : a < (113u << 23) ? denormal : normal;
+  return static_cast<uint16_t>(magnitude | sign);
 }
 
 float Bf16ToFloat(uint16_t bits) { return FromBits(uint32_t{bits} << 16); }
 
 uint16_t FloatToBf16(float value) {
   const uint32_t u = Bits(value);
-  if (std::isnan(value)) return static_cast<uint16_t>((u >> 16) | 0x40u);
-  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  const uint32_t quiet_nan = (u >> 16) | 0x40u;
+  return static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+}
+
+namespace {
+
+// The CPU's own conversions where it has them: x86 F16C (checked at run
+// time; the library's baseline is SSE2), every AArch64 core. Both round to
+// nearest even, like FloatToHalf, and match HalfToFloat/FloatToHalf bit for
+// bit except for NaN payloads (a NaN stays a NaN). Without them, the loops
+// over the branch-free functions above are vectorized by the compiler.
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void HalvesToFloatsF16c(const uint16_t* in, float* out,
+                                                            int64_t count) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(halves));
+  }
+  for (; i < count; i++) out[i] = HalfToFloat(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void FloatsToHalvesF16c(const float* in, uint16_t* out,
+                                                            int64_t count) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i halves = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), halves);
+  }
+  for (; i < count; i++) out[i] = FloatToHalf(in[i]);
+}
+
+bool HasF16c() {
+  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return has;
+}
+#endif
+
+void HalvesToFloats(const uint16_t* __restrict in, float* __restrict out, int64_t count) {
+#if defined(__x86_64__)
+  if (HasF16c()) return HalvesToFloatsF16c(in, out, count);
+#endif
+  for (int64_t i = 0; i < count; i++) {
+#if defined(__aarch64__)
+    __fp16 h;
+    std::memcpy(&h, &in[i], sizeof h);
+    out[i] = h;
+#else
+    out[i] = HalfToFloat(in[i]);
+#endif
+  }
+}
+
+void FloatsToHalves(const float* __restrict in, uint16_t* __restrict out, int64_t count) {
+#if defined(__x86_64__)
+  if (HasF16c()) return FloatsToHalvesF16c(in, out, count);
+#endif
+  for (int64_t i = 0; i < count; i++) {
+#if defined(__aarch64__)
+    const __fp16 h = in[i];
+    std::memcpy(&out[i], &h, sizeof h);
+#else
+    out[i] = FloatToHalf(in[i]);
+#endif
+  }
+}
+
+}  // namespace
+
+void ToF32(const halnorm_tensor& t, int64_t count, float* __restrict out) {
+  const auto* __restrict bits = static_cast<const uint16_t*>(t.data);
+  switch (t.dtype) {
+    case HALNORM_F16:
+      HalvesToFloats(bits, out, count);
+      break;
+    case HALNORM_BF16:
+      for (int64_t i = 0; i < count; i++) out[i] = Bf16ToFloat(bits[i]);
+      break;
+    default:
+      std::memcpy(out, t.data, count * sizeof(float));
+  }
 }
 
 std::vector<float> ToF32(const halnorm_tensor& t, int64_t count) {
   std::vector<float> out(count);
-  if (t.dtype == HALNORM_F32) {
-    std::memcpy(out.data(), t.data, count * sizeof(float));
-    return out;
-  }
-  const auto* bits = static_cast<const uint16_t*>(t.data);
-  for (int64_t i = 0; i < count; i++) {
-    out[i] = t.dtype == HALNORM_F16 ? HalfToFloat(bits[i]) : Bf16ToFloat(bits[i]);
-  }
+  ToF32(t, count, out.data());
   return out;
 }
 
-void StoreFromF32(const float* values, int64_t count, const halnorm_tensor& t) {
-  if (t.dtype == HALNORM_F32) {
-    std::memcpy(t.data, values, count * sizeof(float));
-    return;
-  }
-  auto* bits = static_cast<uint16_t*>(t.data);
-  for (int64_t i = 0; i < count; i++) {
-    bits[i] = t.dtype == HALNORM_F16 ? FloatToHalf(values[i]) : FloatToBf16(values[i]);
+void StoreFromF32(const float* __restrict values, int64_t count, const halnorm_tensor& t) {
+  auto* __restrict bits = static_cast<uint16_t*>(t.data);
+  switch (t.dtype) {
+    case HALNORM_F16:
+      FloatsToHalves(values, bits, count);
+      break;
+    case HALNORM_BF16:
+      for (int64_t i = 0; i < count; i++) bits[i] = FloatToBf16(values[i]);
+      break;
+    default:
+      std::memcpy(t.data, values, count * sizeof(float));
   }
 }
 

@@ -1,6 +1,7 @@
 // f16/bf16 <-> f32 for the small per-feature tensors (weight, bias, dweight,
-// dbias): the kernels take those in f32, and converting N values per call
-// costs nothing next to the M*N activations.
+// dbias): the kernels take those in f32, so N values are converted per call.
+// At decode shapes (a few rows) that is a good part of the call, hence the
+// vectorized and hardware (F16C, AArch64) conversions.
 #ifndef HALNORM_RUNTIME_HALF_FLOAT_H_
 #define HALNORM_RUNTIME_HALF_FLOAT_H_
 
@@ -17,6 +18,7 @@ float Bf16ToFloat(uint16_t bits);
 uint16_t FloatToBf16(float value);  // round to nearest even
 
 // The `count` contiguous values of a f32/f16/bf16 tensor, as f32.
+void ToF32(const halnorm_tensor& t, int64_t count, float* out);
 std::vector<float> ToF32(const halnorm_tensor& t, int64_t count);
 
 // Stores `count` f32 values into a contiguous f32/f16/bf16 tensor.

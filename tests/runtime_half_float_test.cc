@@ -1,0 +1,121 @@
+// The runtime's conversions of the per-feature tensors (runtime/half_float.h)
+// against the tests' own (tests/float16_conversions.h): the scalar functions,
+// and the array paths (F16C or AArch64 on hosts that have them, vectorized
+// selects elsewhere), bit for bit; a NaN only has to stay a NaN.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "runtime/half_float.h"
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
+#include "gtest/gtest.h"
+#include "tests/float16_conversions.h"
+
+namespace halnorm::internal {
+namespace {
+
+uint32_t Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+halnorm_tensor Vector(halnorm_dtype dtype, void* data, int64_t count) {
+  halnorm_tensor t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.rank = 1;
+  t.shape[0] = count;
+  t.strides[0] = 1;
+  return t;
+}
+
+std::vector<uint16_t> EveryPattern() {
+  std::vector<uint16_t> all(65536);
+  for (uint32_t i = 0; i < all.size(); i++) all[i] = static_cast<uint16_t>(i);
+  return all;
+}
+
+// Every half's value, the midpoints between neighbouring halves (the ties),
+// and random bit patterns: the values rounding has to get right.
+std::vector<float> FloatsToRound() {
+  std::vector<float> values;
+  for (uint32_t h = 0; h < 0x7c00; h++) {
+    const float v = testutil::HalfBitsToFloat(static_cast<uint16_t>(h));
+    const float next = testutil::HalfBitsToFloat(static_cast<uint16_t>(h + 1));
+    for (float x : {v, -v, (v + next) / 2, -(v + next) / 2}) values.push_back(x);
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200000; i++) {
+    const uint32_t u = rng();
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    values.push_back(f);
+  }
+  return values;
+}
+
+void ExpectSameFloat(float got, float want, uint32_t input) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << std::hex << input;
+  } else {
+    EXPECT_EQ(Bits(got), Bits(want)) << std::hex << input;
+  }
+}
+
+void ExpectSameHalf(uint16_t got, uint16_t want, float input, uint16_t exponent_mask) {
+  if (std::isnan(input)) {  // NaN: exponent all ones, mantissa not zero
+    EXPECT_EQ(got & exponent_mask, exponent_mask) << input;
+    EXPECT_NE(got & ~exponent_mask & 0x7fff, 0) << input;
+  } else {
+    EXPECT_EQ(got, want) << std::hex << Bits(input);
+  }
+}
+
+TEST(RuntimeHalfFloatTest, EveryHalfToF32) {
+  std::vector<uint16_t> halves = EveryPattern();
+  const std::vector<float> f16 = ToF32(Vector(HALNORM_F16, halves.data(), 65536), 65536);
+  const std::vector<float> bf16 = ToF32(Vector(HALNORM_BF16, halves.data(), 65536), 65536);
+  for (uint32_t h = 0; h < 65536; h++) {
+    ExpectSameFloat(f16[h], testutil::HalfBitsToFloat(h), h);
+    ExpectSameFloat(HalfToFloat(h), testutil::HalfBitsToFloat(h), h);
+    ExpectSameFloat(bf16[h], testutil::Bfloat16BitsToFloat(h), h);
+  }
+}
+
+TEST(RuntimeHalfFloatTest, StoreFromF32RoundsToNearestEven) {
+  std::vector<float> values = FloatsToRound();
+  const int64_t n = static_cast<int64_t>(values.size());
+  std::vector<uint16_t> f16(n), bf16(n);
+  StoreFromF32(values.data(), n, Vector(HALNORM_F16, f16.data(), n));
+  StoreFromF32(values.data(), n, Vector(HALNORM_BF16, bf16.data(), n));
+  for (int64_t i = 0; i < n; i++) {
+    const float v = values[i];
+    ExpectSameHalf(f16[i], testutil::FloatToHalfBits(v), v, 0x7c00);
+    ExpectSameHalf(FloatToHalf(v), testutil::FloatToHalfBits(v), v, 0x7c00);
+    ExpectSameHalf(bf16[i], testutil::FloatToBfloat16Bits(v), v, 0x7f80);
+  }
+}
+
+#if defined(__x86_64__)
+// A caller running with flush-to-zero and denormals-are-zero (common in ML
+// code) still gets exact f16 denormal weights.
+TEST(RuntimeHalfFloatTest, DenormalsSurviveFlushToZeroMode) {
+  const unsigned int saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040);  // FTZ | DAZ
+  for (uint16_t h = 1; h < 0x400; h++) {
+    ExpectSameFloat(HalfToFloat(h), testutil::HalfBitsToFloat(h), h);
+    ExpectSameFloat(HalfToFloat(h | 0x8000), testutil::HalfBitsToFloat(h | 0x8000), h);
+  }
+  _mm_setcsr(saved);
+}
+#endif
+
+}  // namespace
+}  // namespace halnorm::internal
