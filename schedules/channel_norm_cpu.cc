@@ -3,14 +3,14 @@
 // statistic passes and the output map read it. Everything is vectorized
 // across pixels, so the channel reductions are plain vector adds.
 //
-// Measured (x86_avx2_c0: vector_width 8, 64 pixels per task; AMD EPYC 2-core
-// VM; the report run of 2026-11-22 03:03), f32 NCHW over C, GB/s (fraction of
-// DRAM STREAM copy / add at the same thread count):
-//   shape         forward 1t / 2t          backward 1t / 2t
-//   8x96x56x56     6.5 (0.45) / 11.1 (0.54)   5.5 (0.45) /  6.8 (0.29)
-//   8x384x14x14    8.9 (0.58) /  8.4 (0.31)   6.0 (0.37) /  5.0 (0.24)
-//   8x768x7x7      5.9 (0.36) / 10.1 (0.45)   7.6 (0.58) /  6.6 (0.29)
-//   1x256x64x64   12.5 (0.89) / 25.3 (1.16)   6.1 (0.42) / 10.8 (0.47)
+// Measured (the x86_avx2 variants dispatch picks; AMD EPYC 2-core VM; the
+// report run of 2026-11-22 11:47), f32 NCHW over C, GB/s (fraction of DRAM
+// STREAM copy / add at the same thread count):
+//   shape         forward 1t / 2t           backward 1t / 2t
+//   8x96x56x56     6.7 (0.50) /  6.6 (0.34)   5.7 (0.56) /  8.4 (0.59)
+//   8x384x14x14    6.5 (0.49) /  6.7 (0.31)   6.7 (0.74) /  5.3 (0.44)
+//   8x768x7x7      5.6 (0.43) /  9.2 (0.42)   4.8 (0.66) /  6.0 (0.56)
+//   1x256x64x64    7.2 (0.52) / 11.9 (0.71)   5.6 (0.59) /  6.2 (0.45)
 // 256 pixels per task measured no better at 8x96x56x56.
 #include "schedules/channel_norm_schedule.h"
 

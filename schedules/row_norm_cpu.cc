@@ -2,20 +2,23 @@
 // cache while both statistic passes and the output map read it; rows split
 // into tasks run in parallel; everything along the row vectorized.
 //
-// Measured (x86_avx2_c0: vector_width 8, 4 accumulators, 16 rows per task;
-// AMD EPYC 2-core VM, AVX2; the report run of 2026-11-22 03:03, LayerNorm
-// forward, GB/s (fraction of the reference: hot copy for cache/mixed
-// shapes, DRAM STREAM copy for dram ones; ratio to oneDNN 2.6)):
+// Measured (the x86_avx2 variants dispatch picks from the tuned table; AMD
+// EPYC 2-core VM, AVX2; the report run of 2026-11-22 11:47), LayerNorm
+// forward, GB/s (fraction of the reference: hot copy for cache/mixed shapes,
+// DRAM STREAM copy for dram ones; ratio to oneDNN 2.6):
 //   shape        dtype  1 thread                    2 threads
-//   4096x768     f32    11.8 (0.55, 0.87x oneDNN)   20.0 (0.30, 0.83x)
-//   16384x4096   f32    10.0 (0.77, 1.01x)          18.7 (0.82, 1.07x)
-//   16384x16384  f32     9.7 (0.66, 1.10x)          18.9 (0.89, 1.14x)
-//   16384x4096   bf16    7.4 (0.48)                  9.2 (0.40)
-//   16384x16384  bf16    7.0 (0.45)                 12.0 (0.67)
+//   4096x768     f32    11.3 (0.51, 0.87x oneDNN)   16.5 (0.39, 0.47x)
+//   16384x4096   f32    10.2 (0.66, 0.95x)          17.6 (0.79, 1.06x)
+//   16384x16384  f32    10.7 (0.73, 1.14x)          16.3 (1.11, 1.06x)
+//   16384x4096   f16    10.8 (0.71)                 16.6 (0.72)
+//   16384x16384  f16     8.7 (0.77)                 17.1 (0.78)
+//   16384x4096   bf16    7.3 (0.61)                 11.2 (0.52)
+//   16384x16384  bf16    7.0 (0.51)                 12.3 (0.78)
 // One core cannot saturate DRAM with ordinary stores (y's write-allocate
 // reads make it 1.5x the logical traffic; STREAM copy uses glibc's
-// non-temporal stores, which Halide 14 cannot emit); bf16 and f16 are
-// compute-bound on the conversions and the three passes over each row.
+// non-temporal stores, which Halide 14 cannot emit). f16 converts with
+// F16C (generators/native_half.ll); bf16's integer-op rounding on store
+// keeps it compute-bound.
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -88,13 +91,15 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // over the chunk's rows in a register instead, rows innermost, was 2.5x
 // slower.)
 //
-// Measured (x86_avx2_c0, as above), LayerNorm backward, GB/s (fraction of
-// hot copy-add or DRAM STREAM add; ratio to oneDNN 2.6):
+// Measured (as above), LayerNorm backward, GB/s (fraction of hot copy-add
+// or DRAM STREAM add; ratio to oneDNN 2.6). That run's 1-thread STREAM add
+// was low (7.8 GB/s; 13.5 in the run before), flattering 1-thread fractions:
 //   shape        dtype  1 thread                    2 threads
-//   4096x768     f32     9.9 (0.53, 1.09x oneDNN)   19.6 (0.69, 1.29x)
-//   16384x4096   f32     8.2 (0.68, 1.24x)          14.8 (0.75, 1.34x)
-//   16384x16384  f32     7.6 (0.60, 1.11x)          14.4 (0.69, 1.26x)
-//   16384x4096   bf16    4.9 (0.38)                  6.7 (0.30)
+//   4096x768     f32     9.9 (0.49, 0.87x oneDNN)   16.5 (0.48, 1.25x)
+//   16384x4096   f32     7.8 (1.05, 1.26x)          14.6 (0.94, 1.26x)
+//   16384x16384  f32     6.9 (1.02, 1.09x)          12.1 (0.99, 1.15x)
+//   16384x4096   f16     6.7 (0.67)                 11.3 (0.71)
+//   16384x4096   bf16    5.0 (0.41)                  6.6 (0.29)
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   Var row("row");

@@ -4,7 +4,6 @@
 // selects elsewhere), bit for bit; a NaN only has to stay a NaN.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -14,17 +13,14 @@
 #include <xmmintrin.h>
 #endif
 
+#include "absl/base/casts.h"
 #include "gtest/gtest.h"
 #include "tests/float16_conversions.h"
 
 namespace halnorm::internal {
 namespace {
 
-uint32_t Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
+uint32_t Bits(float f) { return absl::bit_cast<uint32_t>(f); }
 
 halnorm_tensor Vector(halnorm_dtype dtype, void* data, int64_t count) {
   halnorm_tensor t{};
@@ -53,10 +49,7 @@ std::vector<float> FloatsToRound() {
   }
   std::mt19937 rng(7);
   for (int i = 0; i < 200000; i++) {
-    const uint32_t u = rng();
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    values.push_back(f);
+    values.push_back(absl::bit_cast<float>(static_cast<uint32_t>(rng())));
   }
   return values;
 }
