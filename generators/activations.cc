@@ -18,8 +18,10 @@ namespace {
 // targets without native f16 conversions and for bf16 (no x86 or NEON
 // instruction before AVX512_BF16 / ARMv8.6). Halide 14 emulates every
 // float16/bfloat16 cast in software at ~7 cycles per f16 element; these take
-// a handful of vector ops per 8 elements. Both are exact for every input (denormals, inf, NaN)
-// and round to nearest even, under the default (non-flushing) FP mode.
+// a handful of vector ops per 8 elements. They are exact for every input
+// (denormals, inf, NaN) and round to nearest even under the default FP mode;
+// under a caller's denormals-are-zero mode HalfToFloat flushes f16
+// subnormals (it multiplies a float denormal).
 namespace bits16 {
 
 using Halide::Expr;
