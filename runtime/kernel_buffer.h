@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <new>
 
 #include "HalideRuntime.h"
 
@@ -18,25 +19,37 @@ struct DimSpec {
 // already be checked to fit in 32 bits (CheckTensor bounds the span).
 class KernelBuffer {
  public:
+  // Uninitialized until Set(): RowBatch keeps an array of them, and zeroing
+  // ~1 KiB per call showed at decode shapes.
+  KernelBuffer() {}
   KernelBuffer(const void* data, halide_type_t type, std::initializer_list<DimSpec> dims) {
+    Set(data, type, dims);
+  }
+  KernelBuffer(const KernelBuffer&) = delete;
+  KernelBuffer& operator=(const KernelBuffer&) = delete;
+
+  // At most kMaxDims dims.
+  void Set(const void* data, halide_type_t type, std::initializer_list<DimSpec> dims) {
+    buf_ = {};
     buf_.host = static_cast<uint8_t*>(const_cast<void*>(data));
     buf_.type = type;
     buf_.dimensions = static_cast<int32_t>(dims.size());
     buf_.dim = dims_;
     int d = 0;
     for (const DimSpec& spec : dims) {
-      dims_[d++] = halide_dimension_t(0, static_cast<int32_t>(spec.extent),
-                                      static_cast<int32_t>(spec.stride));
+      new (&dims_[d++]) halide_dimension_t(0, static_cast<int32_t>(spec.extent),
+                                           static_cast<int32_t>(spec.stride));
     }
   }
-  KernelBuffer(const KernelBuffer&) = delete;
-  KernelBuffer& operator=(const KernelBuffer&) = delete;
 
   halide_buffer_t* get() { return &buf_; }
 
  private:
-  halide_dimension_t dims_[4] = {};
-  halide_buffer_t buf_ = {};
+  static constexpr int kMaxDims = 4;
+  union {  // a union, so the default constructor leaves the dims unset
+    halide_dimension_t dims_[kMaxDims];
+  };
+  halide_buffer_t buf_;
 };
 
 }  // namespace halnorm::internal

@@ -1,49 +1,35 @@
 #include "runtime/kernel_call.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "runtime/status.h"
 
 namespace halnorm::internal {
 
-KernelCall::KernelCall(const Variant& variant)
-    : variant_(variant), metadata_(*variant.metadata) {}
+KernelCall::KernelCall(const Variant& variant) : variant_(variant), metadata_(*variant.metadata) {}
 
-int KernelCall::Find(const char* name) const {
-  for (int i = 0; i < std::min(metadata_.num_arguments, kMaxArguments); i++) {
-    // The first-character test skips most strcmp calls (per call, on the
-    // small-tensor path, they were the runtime's largest cost).
-    const char* arg = metadata_.arguments[i].name;
-    if (arg[0] == name[0] && std::strcmp(arg, name) == 0) return i;
-  }
-  return -1;
-}
-
-KernelCall& KernelCall::Bind(const char* name, halide_buffer_t* buffer) {
-  if (int i = Find(name); i >= 0) args_[i] = buffer;
+KernelCall& KernelCall::Bind(KernelArg arg, halide_buffer_t* buffer) {
+  if (int i = Slot(arg); i >= 0) args_[i] = buffer;
   return *this;
 }
 
-KernelCall& KernelCall::Bind(const char* name, float value) {
-  if (int i = Find(name); i >= 0) {
+KernelCall& KernelCall::Bind(KernelArg arg, float value) {
+  if (int i = Slot(arg); i >= 0) {
     scalars_[i].f32 = value;
     args_[i] = &scalars_[i];
   }
   return *this;
 }
 
-KernelCall& KernelCall::Bind(const char* name, bool value) {
-  if (int i = Find(name); i >= 0) {
+KernelCall& KernelCall::Bind(KernelArg arg, bool value) {
+  if (int i = Slot(arg); i >= 0) {
     scalars_[i].boolean = value;
     args_[i] = &scalars_[i];
   }
   return *this;
 }
 
-KernelCall& KernelCall::Bind(const char* name, int32_t value) {
-  if (int i = Find(name); i >= 0) {
+KernelCall& KernelCall::Bind(KernelArg arg, int32_t value) {
+  if (int i = Slot(arg); i >= 0) {
     scalars_[i].i32 = value;
     args_[i] = &scalars_[i];
   }

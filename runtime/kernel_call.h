@@ -1,6 +1,7 @@
 // Calls a kernel through Halide's _argv entry point, binding its arguments by
-// the names its generator gave them, so the runtime never restates a
-// kernel's signature (it differs by op, residual fusion, ...).
+// the names its generator gave them (as KernelArg slots resolved once per
+// variant), so the runtime never restates a kernel's signature (it differs
+// by op, residual fusion, ...).
 #ifndef HALNORM_RUNTIME_KERNEL_CALL_H_
 #define HALNORM_RUNTIME_KERNEL_CALL_H_
 
@@ -8,6 +9,7 @@
 
 #include "HalideRuntime.h"
 #include "absl/status/status.h"
+#include "runtime/kernel_args.h"
 #include "runtime/variant_registry.h"
 
 namespace halnorm::internal {
@@ -16,12 +18,12 @@ class KernelCall {
  public:
   explicit KernelCall(const Variant& variant);
 
-  // Binding a name the kernel does not take is ignored: callers bind what
-  // any variant of the op may take (e.g. bias, which RMSNorm lacks).
-  KernelCall& Bind(const char* name, halide_buffer_t* buffer);
-  KernelCall& Bind(const char* name, float value);
-  KernelCall& Bind(const char* name, bool value);
-  KernelCall& Bind(const char* name, int32_t value);
+  // Binding an argument the kernel does not take is ignored: callers bind
+  // what any variant of the op may take (e.g. bias, which RMSNorm lacks).
+  KernelCall& Bind(KernelArg arg, halide_buffer_t* buffer);
+  KernelCall& Bind(KernelArg arg, float value);
+  KernelCall& Bind(KernelArg arg, bool value);
+  KernelCall& Bind(KernelArg arg, int32_t value);
 
   // Runs the kernel; an error if an argument was left unbound or the kernel
   // failed (with Halide's message).
@@ -33,15 +35,19 @@ class KernelCall {
     bool boolean;
     int32_t i32;
   };
-  int Find(const char* name) const;
-
   // Inline, so a call allocates nothing; every generator has fewer.
   static constexpr int kMaxArguments = 24;
+
+  // -1 also past kMaxArguments, which Run() reports.
+  int Slot(KernelArg arg) const {
+    const int slot = variant_.slots[static_cast<int>(arg)];
+    return slot < kMaxArguments ? slot : -1;
+  }
 
   const Variant& variant_;
   const halide_filter_metadata_t& metadata_;
   void* args_[kMaxArguments] = {};
-  Scalar scalars_[kMaxArguments] = {};  // args_ point into it
+  Scalar scalars_[kMaxArguments];  // args_ point into it
 };
 
 }  // namespace halnorm::internal

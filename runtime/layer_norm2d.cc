@@ -13,8 +13,8 @@
 #include "runtime/kernel_call.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
-#include "runtime/scratch.h"
 #include "runtime/row_norm_checks.h"
+#include "runtime/scratch.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
 
@@ -162,20 +162,22 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   };
   F32Param weight(a.weight, c, x.data);
   KernelCall call(**chosen);
-  call.Bind("weight", weight.buffer()).Bind("has_weight", weight.present());
+  call.Bind(KernelArg::kWeight, weight.buffer()).Bind(KernelArg::kHasWeight, weight.present());
   auto x_buf = image(x), out_buf = image(*a.out);
   auto mean_buf = per_pixel(a.mean, mean_scratch), rstd_buf = per_pixel(a.rstd, rstd_scratch);
-  call.Bind("x", x_buf->get())
-      .Bind(a.out_name, out_buf->get())
-      .Bind("mean", mean_buf->get())
-      .Bind("rstd", rstd_buf->get());
+  call.Bind(KernelArg::kX, x_buf->get())
+      .Bind(backward ? KernelArg::kDx : KernelArg::kY, out_buf->get())
+      .Bind(KernelArg::kMean, mean_buf->get())
+      .Bind(KernelArg::kRstd, rstd_buf->get());
   if (!backward) {
     F32Param bias(a.bias, c, x.data);
-    call.Bind("bias", bias.buffer()).Bind("has_bias", bias.present()).Bind("eps", a.eps);
+    call.Bind(KernelArg::kBias, bias.buffer())
+        .Bind(KernelArg::kHasBias, bias.present())
+        .Bind(KernelArg::kEps, a.eps);
     return call.Run();
   }
   auto dy_buf = image(*a.dy);
-  call.Bind("dy", dy_buf->get());
+  call.Bind(KernelArg::kDy, dy_buf->get());
   // Partials (lane, c, tile, s): the kernel's vector lanes and pixel tiles.
   const int64_t lanes = ConfigValue(**chosen, "vector_width");
   const int64_t tile = ConfigValue(**chosen, "pixels_per_task");
@@ -187,7 +189,7 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   const std::initializer_list<DimSpec> partial_dims = {
       {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {n, lanes * c * tiles}};
   KernelBuffer dw(dweight_partial, f32, partial_dims), db(dbias_partial, f32, partial_dims);
-  call.Bind("dweight_partial", dw.get()).Bind("dbias_partial", db.get());
+  call.Bind(KernelArg::kDweightPartial, dw.get()).Bind(KernelArg::kDbiasPartial, db.get());
   HALNORM_RETURN_IF_ERROR(call.Run());
   // Fixed order: for each channel, samples, then tiles, then lanes.
   auto store = [&](const float* partial, halnorm_tensor* out) {

@@ -93,13 +93,13 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     }
     return absl::OkStatus();
   }
-  batch.AddRows("dy", *a.dy);
-  batch.AddRows("x", *a.x);
-  batch.AddRows("dx", *a.dx);
+  batch.AddRows(KernelArg::kDy, *a.dy);
+  batch.AddRows(KernelArg::kX, *a.x);
+  batch.AddRows(KernelArg::kDx, *a.dx);
   // Without a residual gradient, dy stands in (never read: has_dresidual).
-  batch.AddRows("dresidual", a.opt.residual ? *a.opt.residual : *a.dy);
-  if (a.op == Op::kLayerNorm) batch.AddPerRow("mean", a.mean);
-  batch.AddPerRow("rstd", a.rstd);
+  batch.AddRows(KernelArg::kDresidual, a.opt.residual ? *a.opt.residual : *a.dy);
+  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, a.mean);
+  batch.AddPerRow(KernelArg::kRstd, a.rstd);
   batch.Fold();
 
   F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
@@ -116,19 +116,19 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   float* const dbias_partials = a.op == Op::kLayerNorm ? dweight_partials + partial_count : nullptr;
 
   KernelCall call(**chosen);
-  call.Bind("weight", weight.buffer())
-      .Bind("has_weight", weight.present())
-      .Bind("has_dresidual", a.opt.residual != nullptr)
-      .Bind("rows_per_chunk", rows_per_chunk);
+  call.Bind(KernelArg::kWeight, weight.buffer())
+      .Bind(KernelArg::kHasWeight, weight.present())
+      .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
+      .Bind(KernelArg::kRowsPerChunk, rows_per_chunk);
   for (int64_t o = 0; o < batch.outer_extent(); o++) {
     batch.Bind(call, o);
     const std::initializer_list<DimSpec> partial_dims = {
         {g.hidden, 1}, {chunks, g.hidden}, {b_extent, g.hidden * chunks}};
     KernelBuffer dweight_partial(dweight_partials + o * partial_size, f32, partial_dims);
-    KernelBuffer dbias_partial(
-        a.op == Op::kLayerNorm ? dbias_partials + o * partial_size : nullptr, f32,
-        partial_dims);
-    call.Bind("dweight_partial", dweight_partial.get()).Bind("dbias_partial", dbias_partial.get());
+    KernelBuffer dbias_partial(a.op == Op::kLayerNorm ? dbias_partials + o * partial_size : nullptr,
+                               f32, partial_dims);
+    call.Bind(KernelArg::kDweightPartial, dweight_partial.get())
+        .Bind(KernelArg::kDbiasPartial, dbias_partial.get());
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
 

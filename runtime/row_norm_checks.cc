@@ -35,14 +35,9 @@ absl::Status CheckInputAndOptions(const halnorm_tensor* x, const char* name,
 }
 
 RowGeometry GeometryOf(const halnorm_tensor& x, const halnorm_norm_options& opt) {
-  RowGeometry g{x.rank - opt.normalized_rank, 1, {}};
-  for (int d = 0; d < x.rank; d++) {
-    if (d < g.leading) {
-      g.leading_extents.push_back(x.shape[d]);
-    } else {
-      g.hidden *= x.shape[d];
-    }
-  }
+  const int leading = x.rank - opt.normalized_rank;
+  RowGeometry g{leading, 1, absl::MakeConstSpan(x.shape, leading)};
+  for (int d = leading; d < x.rank; d++) g.hidden *= x.shape[d];
   return g;
 }
 

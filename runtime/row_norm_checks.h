@@ -17,7 +17,7 @@ namespace halnorm::internal {
 struct RowGeometry {
   int leading;
   int64_t hidden;
-  PerDim leading_extents;
+  absl::Span<const int64_t> leading_extents;  // into x's shape
 };
 
 // The options, or their defaults when `opt` is null.

@@ -64,25 +64,25 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
   if (batch.rows() == 0) return absl::OkStatus();
-  batch.AddRows("x", *a.x);
-  batch.AddRows("y", *a.y);
+  batch.AddRows(KernelArg::kX, *a.x);
+  batch.AddRows(KernelArg::kY, *a.y);
   if (residual) {
-    batch.AddRows("residual", *a.opt.residual);
-    batch.AddRows("residual_out", *a.opt.residual_out);
+    batch.AddRows(KernelArg::kResidual, *a.opt.residual);
+    batch.AddRows(KernelArg::kResidualOut, *a.opt.residual_out);
   }
-  if (a.op == Op::kLayerNorm) batch.AddPerRow("mean", a.mean);
-  batch.AddPerRow("rstd", a.rstd);
+  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, a.mean);
+  batch.AddPerRow(KernelArg::kRstd, a.rstd);
   batch.Fold();
 
   F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
   F32Param bias(a.bias, g.hidden, a.x->data);
   KernelCall call(**chosen);
-  call.Bind("weight", weight.buffer())
-      .Bind("bias", bias.buffer())
-      .Bind("has_weight", weight.present())
-      .Bind("has_bias", bias.present())
-      .Bind("residual_alpha", a.opt.residual_alpha)
-      .Bind("eps", a.opt.eps);
+  call.Bind(KernelArg::kWeight, weight.buffer())
+      .Bind(KernelArg::kBias, bias.buffer())
+      .Bind(KernelArg::kHasWeight, weight.present())
+      .Bind(KernelArg::kHasBias, bias.present())
+      .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)
+      .Bind(KernelArg::kEps, a.opt.eps);
   for (int64_t o = 0; o < batch.outer_extent(); o++) {
     batch.Bind(call, o);
     HALNORM_RETURN_IF_ERROR(call.Run());

@@ -4,23 +4,24 @@
 
 namespace halnorm::internal {
 
-RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const PerDim> strides) {
-  RowDims dims;
+RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides) {
+  RowDims unfolded;
   for (size_t d = 0; d < extents.size(); d++) {
     if (extents[d] == 1) continue;
-    RowDim dim{extents[d], {}};
-    for (const auto& s : strides) dim.strides.push_back(s[d]);
-    dims.push_back(dim);
+    RowDim& dim = unfolded.dims[unfolded.count++];
+    dim.extent = extents[d];
+    for (size_t t = 0; t < strides.size(); t++) dim.strides[t] = strides[t][d];
   }
   // Innermost first by the first tensor's stride; stable keeps ties in order.
-  std::stable_sort(dims.begin(), dims.end(),
+  std::stable_sort(unfolded.dims.begin(), unfolded.dims.begin() + unfolded.count,
                    [](const RowDim& a, const RowDim& b) { return a.strides[0] < b.strides[0]; });
   RowDims folded;
-  for (const RowDim& dim : dims) {
-    if (!folded.empty()) {
-      RowDim& inner = folded.back();
+  for (int d = 0; d < unfolded.count; d++) {
+    const RowDim& dim = unfolded.dims[d];
+    if (folded.count > 0) {
+      RowDim& inner = folded.dims[folded.count - 1];
       bool mergeable = true;
-      for (size_t t = 0; t < dim.strides.size(); t++) {
+      for (size_t t = 0; t < strides.size(); t++) {
         mergeable &= dim.strides[t] == inner.extent * inner.strides[t];
       }
       if (mergeable) {
@@ -28,7 +29,7 @@ RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const PerDim> 
         continue;
       }
     }
-    folded.push_back(dim);
+    folded.dims[folded.count++] = dim;
   }
   return folded;
 }

@@ -4,28 +4,39 @@
 #ifndef HALNORM_RUNTIME_ROW_VIEW_H_
 #define HALNORM_RUNTIME_ROW_VIEW_H_
 
+#include <array>
 #include <cstdint>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 
 namespace halnorm::internal {
 
-// Per-call lists live inline: a call on a small tensor must not allocate.
-using PerDim = absl::InlinedVector<int64_t, 4>;     // one per leading dim
-using PerTensor = absl::InlinedVector<int64_t, 8>;  // one per tensor of the call
+// Rank <= 4 with at least one normalized dim; a row-norm call has at most 8
+// tensors indexed by row. Fixed arrays: a call on a small tensor must not
+// allocate, and at decode shapes even inline vectors' bookkeeping showed.
+inline constexpr int kMaxLeadingDims = 3;
+inline constexpr int kMaxRowTensors = 8;
+
+// One tensor's strides along the leading dims, in elements.
+using LeadingStrides = std::array<int64_t, kMaxLeadingDims>;
 
 // One folded row dim: its extent and each tensor's stride along it.
 struct RowDim {
   int64_t extent;
-  PerTensor strides;  // one per tensor, in the order given
+  std::array<int64_t, kMaxRowTensors> strides;  // one per tensor, in the order given
 };
-using RowDims = absl::InlinedVector<RowDim, 4>;
 
-// `extents` are the leading dims (outermost first); `strides[t]` are tensor
-// t's strides for them, in elements. Returns the folded dims innermost first
-// (dims of extent 1 dropped), ordered by the first tensor's strides.
-RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const PerDim> strides);
+// The folded dims, innermost first.
+struct RowDims {
+  int count = 0;
+  std::array<RowDim, kMaxLeadingDims> dims;
+};
+
+// `extents` are the leading dims (outermost first, at most kMaxLeadingDims);
+// `strides[t]` are tensor t's strides for them (at most kMaxRowTensors
+// tensors). Returns the folded dims innermost first (dims of extent 1
+// dropped), ordered by the first tensor's strides.
+RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides);
 
 }  // namespace halnorm::internal
 

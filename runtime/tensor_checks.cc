@@ -1,5 +1,6 @@
 #include "runtime/tensor_checks.h"
 
+#include <array>
 #include <limits>
 
 #include "absl/strings/str_join.h"
@@ -20,19 +21,22 @@ absl::Span<const int64_t> Shape(const halnorm_tensor& t) {
   return absl::MakeConstSpan(t.shape, t.rank);
 }
 
-// Bytes from the first to one past the last element; 0 when empty.
-int64_t SpanBytes(const halnorm_tensor& t) {
-  if (NumElements(t) == 0) return 0;
-  int64_t last = 0;
-  for (int d = 0; d < t.rank; d++) last += (t.shape[d] - 1) * t.strides[d];
-  return (last + 1) * DtypeBytes(t.dtype);
-}
+// The bytes a tensor touches, [lo, hi); empty (lo == hi) when it has no
+// elements. Strides are non-negative (CheckTensor). No member initializers:
+// arrays of them are filled as needed, not zeroed first.
+struct ByteRange {
+  uintptr_t lo, hi;
+  bool Overlaps(const ByteRange& other) const {
+    return lo < hi && other.lo < other.hi && lo < other.hi && other.lo < hi;
+  }
+};
 
-bool Overlaps(const halnorm_tensor& a, const halnorm_tensor& b) {
-  const int64_t a_bytes = SpanBytes(a), b_bytes = SpanBytes(b);
-  if (a_bytes == 0 || b_bytes == 0) return false;
-  auto a_lo = reinterpret_cast<uintptr_t>(a.data), b_lo = reinterpret_cast<uintptr_t>(b.data);
-  return a_lo < b_lo + b_bytes && b_lo < a_lo + a_bytes;
+ByteRange RangeOf(const halnorm_tensor* t) {
+  if (t == nullptr || NumElements(*t) == 0) return {0, 0};
+  int64_t last = 0;
+  for (int d = 0; d < t->rank; d++) last += (t->shape[d] - 1) * t->strides[d];
+  const auto lo = reinterpret_cast<uintptr_t>(t->data);
+  return {lo, lo + static_cast<uintptr_t>((last + 1) * DtypeBytes(t->dtype))};
 }
 
 }  // namespace
@@ -113,25 +117,36 @@ absl::Status CheckContiguousFrom(const halnorm_tensor& t, const char* name, int 
 
 absl::Status CheckOutputsDisjoint(absl::Span<const NamedTensor> outputs,
                                   absl::Span<const NamedTensor> inputs) {
+  // Each tensor's range once: at decode shapes this check is a visible share
+  // of the call.
+  constexpr size_t kMaxTensors = 8;
+  if (outputs.size() > kMaxTensors || inputs.size() > kMaxTensors) {
+    return absl::InternalError("CheckOutputsDisjoint: more than 8 tensors of a kind");
+  }
+  std::array<ByteRange, kMaxTensors> out_ranges, in_ranges;
+  for (size_t i = 0; i < inputs.size(); i++) in_ranges[i] = RangeOf(inputs[i].second);
   for (size_t i = 0; i < outputs.size(); i++) {
     const auto& [name, out] = outputs[i];
+    out_ranges[i] = RangeOf(out);
     if (out == nullptr) continue;
     for (int d = 0; d < out->rank; d++) {
       if (out->shape[d] > 1 && out->strides[d] == 0) {
         return InvalidArgument(name, ": dim ", d, " has stride 0, so outputs would overlap");
       }
     }
-    auto check_against = [&](const NamedTensor& other) -> absl::Status {
-      if (other.second != nullptr && Overlaps(*out, *other.second)) {
-        return InvalidArgument(name, ": overlaps ", other.first, " (outputs must not alias)");
+  }
+  for (size_t i = 0; i < outputs.size(); i++) {
+    for (size_t j = 0; j < inputs.size(); j++) {
+      if (out_ranges[i].Overlaps(in_ranges[j])) {
+        return InvalidArgument(outputs[i].first, ": overlaps ", inputs[j].first,
+                               " (outputs must not alias)");
       }
-      return absl::OkStatus();
-    };
-    for (const NamedTensor& in : inputs) {
-      if (absl::Status s = check_against(in); !s.ok()) return s;
     }
     for (size_t j = i + 1; j < outputs.size(); j++) {
-      if (absl::Status s = check_against(outputs[j]); !s.ok()) return s;
+      if (out_ranges[i].Overlaps(out_ranges[j])) {
+        return InvalidArgument(outputs[i].first, ": overlaps ", outputs[j].first,
+                               " (outputs must not alias)");
+      }
     }
   }
   return absl::OkStatus();

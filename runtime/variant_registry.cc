@@ -9,8 +9,9 @@ absl::Span<const Variant> AllVariants() {
   // initializers may dispatch.
   static const Variant variants[] = {
 #define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, config, index) \
-  {#name,    Op::op, Direction::direction, dtype,        residual, target,                \
-   Isa::isa, config, index,                &name##_argv, name##_metadata()},
+  {#name,    Op::op, Direction::direction, dtype,        residual,                            \
+   target,   Isa::isa, config,             index,        &name##_argv,                        \
+   name##_metadata(), SlotsOf(*name##_metadata())},
 #include "runtime/variants.inc"
 #undef HALNORM_VARIANT
   };

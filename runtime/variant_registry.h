@@ -7,6 +7,7 @@
 #include "absl/types/span.h"
 #include "runtime/cpu_features.h"
 #include "runtime/halnorm_c.h"
+#include "runtime/kernel_args.h"
 
 namespace halnorm::internal {
 
@@ -29,6 +30,7 @@ struct Variant {
   // different ops take different arguments, bound by name (kernel_call.h).
   int (*argv)(void** args);
   const halide_filter_metadata_t* metadata;  // argument names, in argv order
+  ArgumentSlots slots;                       // where each KernelArg goes in argv
 };
 
 absl::Span<const Variant> AllVariants();

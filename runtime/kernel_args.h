@@ -1,0 +1,50 @@
+// The kernel arguments the runtime binds, and where each sits in a kernel's
+// argument list. Generators name their arguments; the slots are resolved
+// from a kernel's metadata once, when the variant registry is built, so a
+// call binds by index instead of comparing names (at decode shapes that
+// comparison was a visible share of the call).
+#ifndef HALNORM_RUNTIME_KERNEL_ARGS_H_
+#define HALNORM_RUNTIME_KERNEL_ARGS_H_
+
+#include <array>
+#include <cstdint>
+
+#include "HalideRuntime.h"
+
+namespace halnorm::internal {
+
+// Every argument name any generator declares (generators/*_generator.cc).
+enum class KernelArg : uint8_t {
+  kX,
+  kY,
+  kDy,
+  kDx,
+  kResidual,
+  kResidualOut,
+  kDresidual,
+  kMean,
+  kRstd,
+  kWeight,
+  kBias,
+  kHasWeight,
+  kHasBias,
+  kHasDresidual,
+  kResidualAlpha,
+  kEps,
+  kRowsPerChunk,
+  kDweightPartial,
+  kDbiasPartial,
+};
+inline constexpr int kKernelArgCount = 19;
+
+// The generator's name for `arg` ("residual_out").
+const char* KernelArgName(KernelArg arg);
+
+// slot[arg]: the argument's index in the kernel's argv, or -1 when the
+// kernel does not take it (RMSNorm has no bias).
+using ArgumentSlots = std::array<int8_t, kKernelArgCount>;
+ArgumentSlots SlotsOf(const halide_filter_metadata_t& metadata);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_KERNEL_ARGS_H_
