@@ -127,6 +127,7 @@ absl::StatusOr<std::unique_ptr<JitKernel>> JitKernel::Compile(const KernelSpec& 
   // The JIT's argv entry point has Halide's AOT argv signature.
   v.argv = reinterpret_cast<int (*)(void**)>(kernel->module_.argv_function());
   v.metadata = &kernel->metadata_;
+  v.slots = internal::SlotsOf(kernel->metadata_);
   return kernel;
 }
 
