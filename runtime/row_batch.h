@@ -26,6 +26,7 @@ class RowBatch {
 
   int64_t rows() const { return rows_; }
 
+  // At most kMaxRowTensors Add calls in all (a row-norm call makes 6).
   // A tensor with one row of `hidden` elements per leading index.
   void AddRows(KernelArg kernel_arg, const halnorm_tensor& t);
   // A tensor with one f32 value per leading index (mean, rstd). Null: the
