@@ -4,12 +4,10 @@
 #define HALNORM_RUNTIME_ROW_NORM_CHECKS_H_
 
 #include <cstdint>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "runtime/halnorm_c.h"
-#include "runtime/row_view.h"
 
 namespace halnorm::internal {
 
