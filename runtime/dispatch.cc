@@ -14,8 +14,6 @@
 #include "runtime/variant_index.h"
 
 namespace halnorm::internal {
-namespace {
-
 bool VerboseDispatch() {
   static const bool verbose = [] {
     const char* v = std::getenv("HALNORM_VERBOSE");
@@ -23,6 +21,8 @@ bool VerboseDispatch() {
   }();
   return verbose;
 }
+
+namespace {
 
 bool Fits(const Variant& v, const KernelRequest& r) {
   return v.op == r.op && v.direction == r.direction && v.dtype == r.dtype &&

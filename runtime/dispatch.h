@@ -27,6 +27,9 @@ struct KernelRequest {
 // HALNORM_VERBOSE=dispatch prints the choice and why to stderr.
 absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request);
 
+// HALNORM_VERBOSE includes "dispatch" (read once).
+bool VerboseDispatch();
+
 // A variant the caller forced (tests, benchmarks) fits the request and runs
 // on this CPU.
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request);

@@ -5,7 +5,10 @@
 
 namespace halnorm::internal {
 
-KernelCall::KernelCall(const Variant& variant) : variant_(variant), metadata_(*variant.metadata) {}
+KernelCall::KernelCall(const Variant& variant, bool streaming_stores)
+    : variant_(variant),
+      entry_(streaming_stores && variant.streaming_argv ? variant.streaming_argv : variant.argv),
+      metadata_(*variant.metadata) {}
 
 KernelCall& KernelCall::Bind(KernelArg arg, halide_buffer_t* buffer) {
   if (int i = Slot(arg); i >= 0) args_[i] = buffer;
@@ -49,7 +52,7 @@ absl::Status KernelCall::Run() {
     }
   }
   InstallHalideErrorHandler();
-  return KernelStatus(variant_.argv(args_), variant_.name);
+  return KernelStatus(entry_(args_), variant_.name);
 }
 
 }  // namespace halnorm::internal

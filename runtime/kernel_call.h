@@ -16,7 +16,8 @@ namespace halnorm::internal {
 
 class KernelCall {
  public:
-  explicit KernelCall(const Variant& variant);
+  // streaming_stores: run the variant's streaming twin (streaming_stores.h).
+  explicit KernelCall(const Variant& variant, bool streaming_stores = false);
 
   // Binding an argument the kernel does not take is ignored: callers bind
   // what any variant of the op may take (e.g. bias, which RMSNorm lacks).
@@ -45,6 +46,7 @@ class KernelCall {
   }
 
   const Variant& variant_;
+  int (*const entry_)(void** args);  // the variant's argv or its twin's
   const halide_filter_metadata_t& metadata_;
   void* args_[kMaxArguments] = {};
   Scalar scalars_[kMaxArguments];  // args_ point into it

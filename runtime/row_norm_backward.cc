@@ -11,6 +11,7 @@
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
+#include "runtime/streaming_stores.h"
 #include "runtime/scratch.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
@@ -121,7 +122,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   float* const dweight_partials = ThreadScratch(2 * partial_count);
   float* const dbias_partials = a.op == Op::kLayerNorm ? dweight_partials + partial_count : nullptr;
 
-  KernelCall call(**chosen);
+  KernelCall call(**chosen, UseStreamingStores(request, **chosen));
   call.Bind(KernelArg::kWeight, weight.buffer())
       .Bind(KernelArg::kHasWeight, weight.present())
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)

@@ -8,6 +8,7 @@
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
+#include "runtime/streaming_stores.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
 
@@ -76,7 +77,7 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
 
   F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
   F32Param bias(a.bias, g.hidden, a.x->data);
-  KernelCall call(**chosen);
+  KernelCall call(**chosen, UseStreamingStores(request, **chosen));
   call.Bind(KernelArg::kWeight, weight.buffer())
       .Bind(KernelArg::kBias, bias.buffer())
       .Bind(KernelArg::kHasWeight, weight.present())

@@ -29,6 +29,9 @@ struct Variant {
   // Halide's generic entry point and its argument list: kernels of
   // different ops take different arguments, bound by name (kernel_call.h).
   int (*argv)(void** args);
+  // The same kernel storing its large outputs non-temporally
+  // (streaming_stores.h); nullptr where the target has none.
+  int (*streaming_argv)(void** args);
   const halide_filter_metadata_t* metadata;  // argument names, in argv order
   ArgumentSlots slots;                       // where each KernelArg goes in argv
 };

@@ -126,6 +126,7 @@ absl::StatusOr<std::unique_ptr<JitKernel>> JitKernel::Compile(const KernelSpec& 
   v.config = kernel->config_.c_str();
   // The JIT's argv entry point has Halide's AOT argv signature.
   v.argv = reinterpret_cast<int (*)(void**)>(kernel->module_.argv_function());
+  v.streaming_argv = nullptr;  // the compiled variant's twin is not this kernel's
   v.metadata = &kernel->metadata_;
   v.slots = internal::SlotsOf(kernel->metadata_);
   return kernel;

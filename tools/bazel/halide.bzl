@@ -11,31 +11,38 @@ the tuned tables become tuning.inc (the runtime's built-in dispatch table).
 #           families of the architecture it targets (ARCHES)
 #   isa:    runtime/cpu_features.h Isa the CPU must have to run them
 #   halide: the Halide target string
+#   llc:    llc flags for the same CPU features, where the target's kernels
+#           also get a streaming-stores twin (None: they do not)
 TARGETS = {
     "x86_avx512": struct(
         family = "x86",
         isa = "kAvx512",
         halide = "x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake",
+        llc = "-mcpu=x86-64 -mattr=+sse4.1,+avx,+avx2,+fma,+f16c,+avx512f,+avx512cd,+avx512bw,+avx512dq,+avx512vl",
     ),
     "x86_avx2": struct(
         family = "x86",
         isa = "kAvx2",
         halide = "x86-64-linux-sse41-avx-avx2-fma-f16c",
+        llc = "-mcpu=x86-64 -mattr=+sse4.1,+avx,+avx2,+fma,+f16c",
     ),
     "x86_sse41": struct(
         family = "x86",
         isa = "kSse41",
         halide = "x86-64-linux-sse41",
+        llc = None,  # CPUs without AVX2: not worth 40 more kernels to build
     ),
     "arm64_fp16_dot": struct(
         family = "arm64",
         isa = "kNeonFp16Dot",
         halide = "arm-64-linux-arm_fp16-arm_dot_prod",
+        llc = None,
     ),
     "arm64_neon": struct(
         family = "arm64",
         isa = "kNeon",
         halide = "arm-64-linux",
+        llc = None,
     ),
 }
 
@@ -52,7 +59,7 @@ RUNTIME_TARGETS = {
 ASSEMBLY_FAMILIES = ["arm64"]
 
 # The file each generator output (-e) is written to.
-_EMIT_SUFFIX = {"static_library": ".a", "h": ".h", "assembly": ".s"}
+_EMIT_SUFFIX = {"static_library": ".a", "h": ".h", "assembly": ".s", "llvm_assembly": ".ll"}
 
 # Per family: the C preprocessor test for its architecture (the generated
 # headers hold every family, each under its guard), the select() key of
@@ -106,8 +113,9 @@ def _by_family(variants, lines):
     return out
 
 def _x_macro_line(v):
-    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, "{config}", {index})'.format(
+    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, "{config}", {index}, {streaming})'.format(
         name = v.name,
+        streaming = "&%s_streaming_argv" % v.name if v.streamed_outputs else "nullptr",
         index = v.config_index,
         op = v.cc_op,
         direction = v.cc_direction,
@@ -143,6 +151,32 @@ def _tuning_inc(entries):
         ))
     return header + _guarded(lines)
 
+def _streaming_twin(v):
+    """<name>_streaming.o: the variant's kernel, its large outputs stored
+    non-temporally (<name>_streaming_argv; tools/bazel/streaming_stores.py)."""
+    twin = v.name + "_streaming"
+    native.genrule(
+        name = twin,
+        srcs = [v.name + ".ll"],
+        outs = [twin + ".o"],
+        cmd = " && ".join([
+            "python3 $(location //tools/bazel:streaming_stores.py) $< $(@D)/{twin}.ll {name} {twin} {outputs}",
+            "$(location @halide//:llvm_opt) -passes=always-inline $(@D)/{twin}.ll -o $(@D)/{twin}.bc",
+            "$(location @halide//:llc) -O3 {llc} -relocation-model=pic -filetype=obj $(@D)/{twin}.bc -o $@",
+        ]).format(
+            name = v.name,
+            twin = twin,
+            outputs = " ".join(v.streamed_outputs),
+            llc = TARGETS[v.target].llc,
+        ),
+        tools = [
+            "//tools/bazel:streaming_stores.py",
+            "@halide//:llvm_opt",
+            "@halide//:llc",
+        ],
+        target_compatible_with = [ARCHES[TARGETS[v.target].family].cpu],
+    )
+
 def halide_kernel_library(name, generators, variants, tuning):
     """Builds every variant's kernel into one cc_library `name`.
 
@@ -150,7 +184,8 @@ def halide_kernel_library(name, generators, variants, tuning):
       name: the cc_library; also prefixes the generator and runtime targets.
       generators: cc_library holding the Halide Generators (alwayslink).
       variants: structs from //tools/bazel:variants.bzl (name, generator,
-        target, params, config_index, cc_op, cc_direction, cc_dtype, fused_residual).
+        target, params, config_index, cc_op, cc_direction, cc_dtype, fused_residual,
+        streamed_outputs: what its streaming twin stores non-temporally, or []).
       tuning: checked table entries from //tools/bazel:tuning.bzl (cc_op,
         cc_direction, cc_dtype, target, hidden_bucket, row_bucket, config,
         source), written to tuning.inc.
@@ -174,6 +209,10 @@ def halide_kernel_library(name, generators, variants, tuning):
         if family in ASSEMBLY_FAMILIES:
             emit.append("assembly")
             assembly.append(v.name + ".s")
+        if v.streamed_outputs:
+            emit.append("llvm_assembly")
+            _streaming_twin(v)
+            archives[family].append(v.name + "_streaming.o")
         native.genrule(
             name = v.name,
             outs = [v.name + _EMIT_SUFFIX[e] for e in emit],
@@ -206,6 +245,7 @@ def halide_kernel_library(name, generators, variants, tuning):
         archives[family].append(runtime + ".a")
 
     package = native.package_name()
+    twins = [v for v in variants if v.streamed_outputs]
     _text_file(
         name = name + "_variants_inc",
         out = "variants.inc",
@@ -225,7 +265,14 @@ def halide_kernel_library(name, generators, variants, tuning):
                   _guarded(_by_family(variants, [
                       '#include "%s/%s.h"' % (package, v.name)
                       for v in variants
-                  ])),
+                  ])) +
+                  # The streaming twins' entry points (their arguments are the variant's).
+                  '#ifdef __cplusplus\nextern "C" {\n#endif\n' +
+                  _guarded(_by_family(twins, [
+                      "int %s_streaming_argv(void **args);" % v.name
+                      for v in twins
+                  ])) +
+                  "#ifdef __cplusplus\n}\n#endif\n",
     )
 
     native.filegroup(

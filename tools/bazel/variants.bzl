@@ -8,8 +8,9 @@ load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CPU_CONFIG
 load("//tools/bazel:halide.bzl", "TARGETS")
 
 # A generator family: its configs per target (tuned or hand) and, per direction, the
-# generator, the schedule knobs it takes, and whether it also comes fused
-# with the residual add.
+# generator, the schedule knobs it takes, whether it also comes fused
+# with the residual add, and the outputs its streaming-stores twin writes
+# non-temporally (on targets with halide.bzl's `llc`).
 _FAMILIES = {
     "row_norm": struct(
         configs = ROW_NORM_CPU_CONFIGS,
@@ -18,11 +19,13 @@ _FAMILIES = {
                 generator = "row_norm_forward",
                 knobs = ["vector_width", "accumulators", "rows_per_task"],
                 residual = [False, True],
+                streamed = ["y", "residual_out"],
             ),
             "bwd": struct(
                 generator = "row_norm_backward",
                 knobs = ["vector_width", "accumulators"],
                 residual = [False],
+                streamed = ["dx"],
             ),
         },
     ),
@@ -34,11 +37,13 @@ _FAMILIES = {
                 generator = "channel_norm_forward",
                 knobs = ["vector_width", "pixels_per_task"],
                 residual = [False],
+                streamed = [],
             ),
             "bwd": struct(
                 generator = "channel_norm_backward",
                 knobs = ["vector_width", "pixels_per_task"],
                 residual = [False],
+                streamed = [],
             ),
         },
     ),
@@ -91,6 +96,7 @@ def _variants():
                                 cc_direction = DIRECTION_CC[direction],
                                 cc_dtype = cc_dtype,
                                 fused_residual = residual,
+                                streamed_outputs = d.streamed if TARGETS[target].llc else [],
                             ))
     return out
 

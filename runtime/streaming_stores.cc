@@ -1,0 +1,55 @@
+#include "runtime/streaming_stores.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::internal {
+namespace {
+
+enum class Policy { kAuto, kAlways, kNever };
+
+Policy PolicyFromEnvironment() {
+  static const Policy policy = [] {
+    const char* v = std::getenv("HALNORM_STREAMING_STORES");
+    if (v != nullptr && std::strcmp(v, "always") == 0) return Policy::kAlways;
+    if (v != nullptr && std::strcmp(v, "never") == 0) return Policy::kNever;
+    return Policy::kAuto;
+  }();
+  return policy;
+}
+
+// Bytes of the activation-sized tensors a call reads and writes.
+int64_t Footprint(const KernelRequest& r) {
+  const int64_t tensors = r.direction == Direction::kForward ? (r.fused_residual ? 4 : 2) : 3;
+  return tensors * r.rows * r.hidden * DtypeBytes(r.dtype);
+}
+
+}  // namespace
+
+bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
+  if (chosen.streaming_argv == nullptr) return false;
+  const int64_t footprint = Footprint(request);
+  bool streaming = false;
+  switch (PolicyFromEnvironment()) {
+    case Policy::kAuto:
+      streaming = footprint >= kStreamingMinFootprint;
+      break;
+    case Policy::kAlways:
+      streaming = true;
+      break;
+    case Policy::kNever:
+      break;
+  }
+  if (VerboseDispatch()) {
+    std::fprintf(stderr, "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
+                 streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
+                 static_cast<long long>(kStreamingMinFootprint >> 10),
+                 PolicyFromEnvironment() == Policy::kAuto ? "" : ", HALNORM_STREAMING_STORES set");
+  }
+  return streaming;
+}
+
+}  // namespace halnorm::internal

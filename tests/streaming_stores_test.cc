@@ -1,0 +1,67 @@
+// Which variants have a streaming-stores twin, and when dispatch uses it
+// (HALNORM_STREAMING_STORES, read once: one test target per setting).
+#include "runtime/streaming_stores.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "runtime/variant_registry.h"
+
+namespace halnorm::internal {
+namespace {
+
+std::string Policy() {
+  const char* v = std::getenv("HALNORM_STREAMING_STORES");
+  return v ? v : "auto";
+}
+
+bool BuiltWithTwin(const Variant& v) {
+  const bool row_norm = v.op == Op::kLayerNorm || v.op == Op::kRmsNorm;
+  const std::string target = v.target;
+  return row_norm && (target == "x86_avx2" || target == "x86_avx512");
+}
+
+TEST(StreamingStoresTest, RowNormVariantsOfAvxTargetsHaveTwins) {
+  for (const Variant& v : AllVariants()) {
+    EXPECT_EQ(v.streaming_argv != nullptr, BuiltWithTwin(v)) << v.name;
+    EXPECT_NE(v.streaming_argv, v.argv) << v.name;
+  }
+}
+
+// The request whose tensors (x and y of f32) hold `bytes`.
+KernelRequest ForwardOf(const Variant& v, int64_t bytes) {
+  return {v.op, v.direction, HALNORM_F32, false, 1024, bytes / (2 * 1024 * 4)};
+}
+
+TEST(StreamingStoresTest, PolicyPicksTheTwin) {
+  const std::string policy = Policy();
+  for (const Variant& v : AllVariants()) {
+    if (v.direction != Direction::kForward) continue;
+    const KernelRequest large = ForwardOf(v, kStreamingMinFootprint);
+    const KernelRequest small = ForwardOf(v, kStreamingMinFootprint - 2 * 1024 * 4);
+    const bool twin = v.streaming_argv != nullptr;
+    EXPECT_EQ(UseStreamingStores(large, v), twin && policy != "never") << v.name;
+    EXPECT_EQ(UseStreamingStores(small, v), twin && policy == "always") << v.name;
+  }
+}
+
+TEST(StreamingStoresTest, FootprintCountsEveryActivationTensor) {
+  if (Policy() != "auto") GTEST_SKIP() << "checks the auto threshold";
+  for (const Variant& v : AllVariants()) {
+    if (v.streaming_argv == nullptr || v.dtype != HALNORM_F32) continue;
+    // rows x 1024 f32 tensors: 2 forward, 4 fused with the residual, 3 backward.
+    const int64_t tensors =
+        v.direction == Direction::kBackward ? 3 : (v.fused_residual ? 4 : 2);
+    const int64_t row_bytes = tensors * 1024 * 4;
+    const int64_t rows = (kStreamingMinFootprint + row_bytes - 1) / row_bytes;  // the first above
+    KernelRequest r{v.op, v.direction, HALNORM_F32, v.fused_residual, 1024, rows};
+    EXPECT_TRUE(UseStreamingStores(r, v)) << v.name;
+    r.rows = rows - 1;
+    EXPECT_FALSE(UseStreamingStores(r, v)) << v.name;
+  }
+}
+
+}  // namespace
+}  // namespace halnorm::internal
