@@ -30,7 +30,7 @@ TARGETS = {
         family = "x86",
         isa = "kSse41",
         halide = "x86-64-linux-sse41",
-        llc = None,  # CPUs without AVX2: not worth 40 more kernels to build
+        llc = None,  # CPUs without AVX2: not worth 18 more kernels to build
     ),
     "arm64_fp16_dot": struct(
         family = "arm64",
