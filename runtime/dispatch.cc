@@ -14,6 +14,7 @@
 #include "runtime/variant_index.h"
 
 namespace halnorm::internal {
+
 bool VerboseDispatch() {
   static const bool verbose = [] {
     const char* v = std::getenv("HALNORM_VERBOSE");

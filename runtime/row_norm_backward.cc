@@ -11,9 +11,9 @@
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
-#include "runtime/streaming_stores.h"
 #include "runtime/scratch.h"
 #include "runtime/status.h"
+#include "runtime/streaming_stores.h"
 #include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {

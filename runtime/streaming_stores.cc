@@ -21,7 +21,8 @@ Policy PolicyFromEnvironment() {
   return policy;
 }
 
-// Bytes of the activation-sized tensors a call reads and writes.
+// Bytes of the activation-sized tensors a call reads and writes (backward:
+// dy, x and dx; a residual gradient, when given, is not counted).
 int64_t Footprint(const KernelRequest& r) {
   const int64_t tensors = r.direction == Direction::kForward ? (r.fused_residual ? 4 : 2) : 3;
   return tensors * r.rows * r.hidden * DtypeBytes(r.dtype);
@@ -44,7 +45,8 @@ bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
       break;
   }
   if (VerboseDispatch()) {
-    std::fprintf(stderr, "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
+    std::fprintf(stderr,
+                 "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
                  streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
                  static_cast<long long>(kStreamingMinFootprint >> 10),
                  PolicyFromEnvironment() == Policy::kAuto ? "" : ", HALNORM_STREAMING_STORES set");

@@ -15,12 +15,16 @@
 
 namespace halnorm::internal {
 
-// Tensors of a call (inputs and outputs of rows x hidden) from which it
-// streams. LayerNorm f32 forward, 1 thread, AMD EPYC 2-core VM (AVX2),
-// GB/s plain -> streaming: 1024x1024 (8 MiB) 41.7 -> 36.9; 2048x1024
-// (16 MiB) 31.9 -> 32.6, 2 threads 35.8 -> 57.5; 4096x2048 12.3 -> 15.5;
-// 16384x4096 12.1 -> 16.6, 2 threads 22.6 -> 29.8. Below it, the output is
-// read again from cache by the next call or the caller.
+// Bytes of a call's activation tensors (inputs and outputs of rows x hidden)
+// from which it streams. LayerNorm f32 forward kernel alone, AMD EPYC 2-core
+// VM (AVX2), GB/s plain -> streaming, 1 thread / 2 threads:
+//   1024x1024   (8 MiB)   41.7 -> 36.9 / 69.0 -> 41.6
+//   1536x1024  (12 MiB)   29.0 -> 30.6 / 67.7 -> 43.2
+//   2048x1024  (16 MiB)   31.9 -> 32.6 / 35.8 -> 57.5
+//   4096x2048  (64 MiB)   12.3 -> 15.5 / 23.4 -> 28.4
+//   16384x4096 (512 MiB)  12.1 -> 16.6 / 22.6 -> 29.8
+// Below it, the output is read again from cache by the next call or the
+// caller.
 inline constexpr int64_t kStreamingMinFootprint = int64_t{16} << 20;
 
 // HALNORM_STREAMING_STORES=auto (the default: from kStreamingMinFootprint),

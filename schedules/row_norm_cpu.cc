@@ -3,23 +3,24 @@
 // into tasks run in parallel; everything along the row vectorized.
 //
 // Measured (the x86_avx2 variants dispatch picks from the tuned table; AMD
-// EPYC 2-core VM, AVX2; the report run of 2026-11-22 11:47), LayerNorm
-// forward, GB/s (fraction of the reference: hot copy for cache/mixed shapes,
-// DRAM STREAM copy for dram ones; ratio to oneDNN 2.6):
+// EPYC 2-core VM, AVX2; the report run of 2026-11-22 17:14, where calls of
+// 16 MiB and more run the streaming-stores twin), LayerNorm forward, GB/s
+// (fraction of the reference: hot copy for cache/mixed shapes, DRAM STREAM
+// copy for dram ones; ratio to oneDNN 2.6):
 //   shape        dtype  1 thread                    2 threads
-//   4096x768     f32    11.3 (0.51, 0.87x oneDNN)   16.5 (0.39, 0.47x)
-//   16384x4096   f32    10.2 (0.66, 0.95x)          17.6 (0.79, 1.06x)
-//   16384x16384  f32    10.7 (0.73, 1.14x)          16.3 (1.11, 1.06x)
-//   16384x4096   f16    10.8 (0.71)                 16.6 (0.72)
-//   16384x16384  f16     8.7 (0.77)                 17.1 (0.78)
-//   16384x4096   bf16    7.3 (0.61)                 11.2 (0.52)
-//   16384x16384  bf16    7.0 (0.51)                 12.3 (0.78)
-// These are the plain stores: y's write-allocate reads make 1.5x the logical
-// traffic, and Halide 14 cannot emit non-temporal stores, so DRAM-sized calls
-// run a streaming-stores twin of this kernel built from its IR
-// (runtime/streaming_stores.h): 16384x4096 f32, 1 thread, 11.6 -> 17.2 GB/s
-// (~1.0 of STREAM copy). f16 converts with F16C (generators/native_half.ll);
-// bf16's integer-op rounding on store keeps it compute-bound.
+//   4096x768     f32    29.5 (1.04, 1.93x oneDNN)   36.8 (0.58, 1.24x)
+//   16384x4096   f32    14.2 (0.87, 1.34x)          20.2 (1.18, 1.11x)
+//   16384x16384  f32    17.9 (1.07, 1.58x)          23.5 (0.90, 1.21x)
+//   16384x4096   f16     9.5 (0.59)                 17.1 (1.07)
+//   16384x16384  f16    12.4 (0.72)                 17.1 (0.76)
+//   16384x4096   bf16    6.7 (0.46)                 12.6 (0.67)
+//   16384x16384  bf16    7.6 (0.45)                 13.0 (0.53)
+// The kernel as compiled here stores plainly: y's write-allocate reads make
+// 1.5x the logical traffic, and Halide 14 cannot emit non-temporal stores,
+// so DRAM-sized calls run a streaming-stores twin built from its IR
+// (runtime/streaming_stores.h; 16384x4096 f32, 1 thread, 11.6 -> 17.2 GB/s
+// in an A/B). f16 converts with F16C (generators/native_half.ll); bf16's
+// integer-op rounding on store keeps it compute-bound.
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -92,15 +93,14 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // over the chunk's rows in a register instead, rows innermost, was 2.5x
 // slower.)
 //
-// Measured (as above), LayerNorm backward, GB/s (fraction of hot copy-add
-// or DRAM STREAM add; ratio to oneDNN 2.6). That run's 1-thread STREAM add
-// was low (7.8 GB/s; 13.5 in the run before), flattering 1-thread fractions:
+// Measured (as above; dx streamed from 16 MiB), LayerNorm backward, GB/s
+// (fraction of hot copy-add or DRAM STREAM add; ratio to oneDNN 2.6):
 //   shape        dtype  1 thread                    2 threads
-//   4096x768     f32     9.9 (0.49, 0.87x oneDNN)   16.5 (0.48, 1.25x)
-//   16384x4096   f32     7.8 (1.05, 1.26x)          14.6 (0.94, 1.26x)
-//   16384x16384  f32     6.9 (1.02, 1.09x)          12.1 (0.99, 1.15x)
-//   16384x4096   f16     6.7 (0.67)                 11.3 (0.71)
-//   16384x4096   bf16    5.0 (0.41)                  6.6 (0.29)
+//   4096x768     f32    14.2 (0.41, 1.05x oneDNN)   25.1 (0.53, 1.11x)
+//   16384x4096   f32     9.3 (0.68, 1.45x)          16.4 (0.75, 1.26x)
+//   16384x16384  f32     9.1 (0.78, 1.32x)          18.4 (0.82, 1.42x)
+//   16384x4096   f16     6.8 (0.55)                 10.9 (0.51)
+//   16384x4096   bf16    5.6 (0.42)                  9.2 (0.54)
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   Var row("row");

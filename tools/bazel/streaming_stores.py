@@ -6,9 +6,9 @@ usage: streaming_stores.py IN.ll OUT.ll FUNCTION TWIN BUFFER...
 Every vector store into one of BUFFERs (the kernel's large outputs, told
 apart by the TBAA type Halide tags each access with) becomes a call to a
 helper that stores non-temporally when the address is 16-byte aligned, and
-plainly otherwise, so any layout stays correct. Every
-return gets an sfence first: non-temporal stores are weakly ordered, and
-each parallel task must have its stores visible before it reports done.
+plainly otherwise, so any layout stays correct. Every return gets an sfence
+first: non-temporal stores are weakly ordered, and each parallel task must
+have its stores visible before it reports done.
 Every symbol FUNCTION* is renamed TWIN*, so both link into one library.
 
 Halide 14 cannot emit non-temporal stores. Without them each output cache
@@ -95,7 +95,7 @@ def rewrite(text, function, twin, buffers):
         if m and m.group(7) in tags:
             indent, vector_type, lanes, element, value, pointer = m.groups()[:6]
             name, size, body = helper(vector_type, lanes, element)
-            if size % 16 == 0:  # whole SSE registers: movntps/movntdq
+            if size % 16 == 0:  # whole 16-byte pieces (movntdq)
                 helpers[name] = body
                 out.append(f"{indent}call void {name}({vector_type}* {pointer}, {vector_type} {value})")
                 rewritten += 1
