@@ -159,10 +159,13 @@ def _streaming_twin(v):
         name = twin,
         srcs = [v.name + ".ll"],
         outs = [twin + ".o"],
+        # The rewritten IR and its bitcode are scratch: a temporary folder.
         cmd = " && ".join([
-            "python3 $(location //tools/bazel:streaming_stores.py) $< $(@D)/{twin}.ll {name} {twin} {outputs}",
-            "$(location @halide//:llvm_opt) -passes=always-inline $(@D)/{twin}.ll -o $(@D)/{twin}.bc",
-            "$(location @halide//:llc) -O3 {llc} -relocation-model=pic -filetype=obj $(@D)/{twin}.bc -o $@",
+            "work=$$(mktemp -d)",
+            "python3 $(location //tools/bazel:streaming_stores.py) $< $$work/twin.ll {name} {twin} {outputs}",
+            "$(location @halide//:llvm_opt) -passes=always-inline $$work/twin.ll -o $$work/twin.bc",
+            "$(location @halide//:llc) -O3 {llc} -relocation-model=pic -filetype=obj $$work/twin.bc -o $@",
+            "rm -r $$work",
         ]).format(
             name = v.name,
             twin = twin,
