@@ -69,7 +69,10 @@ Expr FloatToBf16(Expr v) {  // float -> uint16, round to nearest even
   Expr u = reinterpret<uint32_t>(v);
   Expr rounded = (u + 0x7fff + ((u >> 16) & 1)) >> 16;
   Expr quiet_nan = (u >> 16) | 0x40;
-  return Halide::cast<uint16_t>(Halide::select(Halide::is_nan(v), quiet_nan, rounded));
+  // NaN tested on the bits: a float-compare mask selecting 16-bit values
+  // trips Halide 14's OpenCL lowering (EliminateBoolVectors).
+  Expr is_nan = (u & U32(0x7fffffff)) > U32(0x7f800000);
+  return Halide::cast<uint16_t>(Halide::select(is_nan, quiet_nan, rounded));
 }
 
 }  // namespace bits16
@@ -86,7 +89,7 @@ Halide::Expr CallNative(Halide::Type result, const char* name, const Halide::Exp
 
 Activations::Activations(const std::string& dtype, const Halide::Target& target,
                          Halide::GeneratorContext::ExternsMap& externs)
-    : type_(ActivationType(dtype)) {
+    : type_(ActivationType(dtype)), storage_(KernelActivationType(dtype, target)) {
   if (type_ != Halide::Float(16) || target.bits != 64) return;
   std::vector<uint8_t> bitcode;
   if (target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::F16C)) {
@@ -117,9 +120,9 @@ Halide::Expr Activations::Store(const Halide::Expr& f32) const {
   if (type_ == Halide::Float(16)) {
     Halide::Expr half_bits =
         native_half_ ? CallNative(Halide::UInt(16), kF32ToHalf, f32) : bits16::FloatToHalf(f32);
-    return Halide::reinterpret(type_, half_bits);
+    return Halide::reinterpret(storage_, half_bits);
   }
-  if (type_ == Halide::BFloat(16)) return Halide::reinterpret(type_, bits16::FloatToBf16(f32));
+  if (type_ == Halide::BFloat(16)) return Halide::reinterpret(storage_, bits16::FloatToBf16(f32));
   return Halide::cast(type_, f32);
 }
 

@@ -20,7 +20,8 @@ class Activations {
   Activations(const std::string& dtype, const Halide::Target& target,
               Halide::GeneratorContext::ExternsMap& externs);
 
-  Halide::Type type() const { return type_; }
+  // The buffers' type (KernelActivationType).
+  Halide::Type type() const { return storage_; }
 
   // An activation value as f32.
   Halide::Expr ToF32(const Halide::Expr& v) const;
@@ -29,7 +30,8 @@ class Activations {
   Halide::Expr Store(const Halide::Expr& f32) const;
 
  private:
-  Halide::Type type_;
+  Halide::Type type_;     // the dtype
+  Halide::Type storage_;  // how the kernel's buffers hold it
   bool native_half_ = false;
 };
 

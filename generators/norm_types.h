@@ -23,6 +23,17 @@ inline Halide::Type ActivationType(const std::string& dtype) {
   return Halide::Float(32);
 }
 
+// The type activation buffers have in a kernel for `target`: the dtype's,
+// except 16-bit floats on OpenCL, which are their bits (uint16): Halide 14
+// declares both as `half` in OpenCL C, which needs cl_khr_fp16 (PoCL on CPUs
+// has none), and the kernels convert them with integer ops there anyway.
+// The runtime passes those buffers as uint16 (runtime/device_call.cc).
+inline Halide::Type KernelActivationType(const std::string& dtype, const Halide::Target& target) {
+  const Halide::Type type = ActivationType(dtype);
+  if (type.bits() == 16 && target.has_feature(Halide::Target::OpenCL)) return Halide::UInt(16);
+  return type;
+}
+
 }  // namespace halnorm
 
 #endif  // HALNORM_GENERATORS_NORM_TYPES_H_

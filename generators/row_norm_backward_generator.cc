@@ -5,11 +5,13 @@
 // Buffers are (n, r, b) as in the forward generator. Signature (added in
 // configure(), bound by name):
 //   dy, x, [mean], rstd, weight, dresidual, has_weight, has_dresidual,
-//   rows_per_chunk  ->  dx, dweight_partial, [dbias_partial]
-// [mean, dbias_partial] only for layer. Partials are (n, chunk, b), f32,
-// chunk = r / rows_per_chunk.
+//   [weight_offset], rows_per_chunk  ->  dx, dweight_partial, [dbias_partial]
+// [mean, dbias_partial] only for layer, [weight_offset] only on GPUs.
+// Partials are (n, chunk, b), f32, chunk = r / rows_per_chunk; on GPUs
+// (n, 0, b), already summed over the chunks.
 #include "Halide.h"
 #include "generators/activations.h"
+#include "generators/gpu_rows.h"
 #include "generators/norm_types.h"
 #include "generators/row_reduction.h"
 #include "schedules/row_norm_schedule.h"
@@ -23,12 +25,16 @@ class RowNormBackward : public Generator<RowNormBackward> {
  public:
   GeneratorParam<NormKind> kind{"kind", NormKind::kLayer, kNormKinds};
   GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
-  // Schedule knobs, also searched by the autotuner.
+  // Schedule knobs, also searched by the autotuner. vector_width: f32 lanes
+  // per SIMD register on CPUs, elements a thread loads a step on GPUs.
   GeneratorParam<int> vector_width{"vector_width", 8};
   GeneratorParam<int> accumulators{"accumulators", 4};
+  // GPU targets' knobs (schedules/row_norm_schedule.h, GpuRowNormKnobs).
+  GeneratorParam<int> threads{"threads", 32};
+  GeneratorParam<int> rows_per_block{"rows_per_block", 4};
 
   void configure() {
-    const Type act = ActivationType(dtype);
+    const Type act = KernelActivationType(dtype, get_target());
     const bool layer = kind == NormKind::kLayer;
     dy_ = add_input<Buffer<>>("dy", act, 3);
     x_ = add_input<Buffer<>>("x", act, 3);
@@ -40,6 +46,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     dresidual_ = add_input<Buffer<>>("dresidual", act, 3);
     has_weight_ = add_input<bool>("has_weight");
     has_dresidual_ = add_input<bool>("has_dresidual");
+    // GPU kernels add options.weight_offset themselves (see the forward).
+    if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
     rows_per_chunk_ = add_input<int>("rows_per_chunk");
     dx_ = add_output<Buffer<>>("dx", act, 3);
     dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
@@ -56,6 +64,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane, &c = f.c;
     const bool layer = kind == NormKind::kLayer;
     const Activations acts(dtype, get_target(), *get_externs_map());
+    const bool gpu = get_target().has_gpu_feature();
     Input<Buffer<>>& x = *x_;
     Input<Buffer<>>& dy = *dy_;
     Output<Buffer<>>& dx = *dx_;
@@ -69,15 +78,20 @@ class RowNormBackward : public Generator<RowNormBackward> {
     dyf(n, r, b) = acts.ToF32(dy(n, r, b));
     Expr xf = acts.ToF32(x(n, r, b));
     xhat(n, r, b) = (layer ? xf - (*mean_)(0, r, b) : xf) * rstd;
-    g(n, r, b) = dyf(n, r, b) * select(*has_weight_, (*weight_)(n), 1.f);
+    Expr weight = (*weight_)(n);
+    if (weight_offset_ != nullptr) weight += *weight_offset_;
+    g(n, r, b) = dyf(n, r, b) * select(*has_weight_, weight, 1.f);
     g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
 
-    const RowReduction row_sums(lane, r, b, hidden, vector_width, accumulators);
+    const RowReduction row_sums = gpu
+                                      ? RowReduction(lane, r, b, hidden, vector_width, threads)
+                                      : RowReduction(lane, r, b, hidden, vector_width, accumulators);
     f.chunk = row_sums.chunk();
+    f.tail = row_sums.tail();
     // Both row sums in one walk along the row.
-    Func sums =
-        row_sums.Sum("sums", layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat},
-                     &f.lane_sums, &f.lane_fold);
+    const std::vector<Func> terms = layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat};
+    Func sums = gpu ? row_sums.ThreadSum("sums", terms, &f.lane_sums, &f.fold_stages)
+                    : row_sums.Sum("sums", terms, &f.lane_sums, &f.lane_fold);
     f.stats.push_back(sums);
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);
@@ -93,13 +107,23 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // the (never used) rows past the end are clamped for it.
     Expr row = min(c * *rows_per_chunk_ + in_chunk, rows - 1);
     f.in_chunk = in_chunk;
-    auto partial = [&](Output<Buffer<float>>& out, Expr term_at_row) {
+    // GPU: the chunk partials are an inner stage, and each output holds
+    // their sum in chunk order (extent 1 along c), so the result stays on
+    // the device and is the same for any launch shape.
+    RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
+    f.over_chunks = chunks;
+    auto partial = [&](Output<Buffer<float>>& out, const std::string& name, Expr term_at_row) {
+      Func chunk_sums = gpu ? Func(name + "_chunks") : Func(out);
+      chunk_sums(n, c, b) = 0.f;
+      chunk_sums(n, c, b) += term_at_row;
+      f.partials.push_back(chunk_sums);
+      if (!gpu) return;
       out(n, c, b) = 0.f;
-      out(n, c, b) += term_at_row;
-      f.partials.push_back(out);
+      out(n, c, b) += chunk_sums(n, chunks, b);
+      f.partial_sums.push_back(out);
     };
-    partial(*dweight_partial_, dyf(n, row, b) * xhat(n, row, b));
-    if (layer) partial(*dbias_partial_, dyf(n, row, b));
+    partial(*dweight_partial_, "dweight", dyf(n, row, b) * xhat(n, row, b));
+    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b));
 
     for (int d = 0; d < 3; d++) {
       dy.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
@@ -122,6 +146,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     weight_->set_estimates({{0, est_hidden}});
     has_weight_->set_estimate(true);
     has_dresidual_->set_estimate(false);
+    if (weight_offset_ != nullptr) weight_offset_->set_estimate(0.f);
     rows_per_chunk_->set_estimate(est_chunk);
     dx.set_estimates(rows_estimate);
     dweight_partial_->set_estimates(partial_estimate);
@@ -131,7 +156,12 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.dx = dx;
     f.rows_per_chunk = *rows_per_chunk_;
     f.dx_cases = {*has_weight_ && *has_dresidual_, *has_weight_, *has_dresidual_};
-    if (!auto_schedule) ScheduleRowNormBackwardCpu(f, {vector_width, accumulators});
+    if (gpu) {
+      RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
+      ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width, false});
+    } else if (!auto_schedule) {
+      ScheduleRowNormBackwardCpu(f, {vector_width, accumulators});
+    }
   }
 
  private:
@@ -143,6 +173,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
   Input<Buffer<>>* dresidual_ = nullptr;
   Input<bool>* has_weight_ = nullptr;
   Input<bool>* has_dresidual_ = nullptr;
+  Input<float>* weight_offset_ = nullptr;
   Input<int>* rows_per_chunk_ = nullptr;
   Output<Buffer<>>* dx_ = nullptr;
   Output<Buffer<float>>* dweight_partial_ = nullptr;

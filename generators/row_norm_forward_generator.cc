@@ -8,11 +8,13 @@
 // Signature (inputs and outputs are added in configure(), in this order;
 // the runtime binds them by name through the _argv entry point):
 //   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
-//   eps  ->  y, [residual_out], [mean], rstd
-// The runtime folds options.weight_offset into the f32 weight it passes.
+//   [weight_offset], eps  ->  y, [residual_out], [mean], rstd
+// On CPU targets the runtime folds options.weight_offset into the f32 weight
+// it passes; GPU kernels take it ([weight_offset]).
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
 #include "generators/activations.h"
+#include "generators/gpu_rows.h"
 #include "generators/norm_types.h"
 #include "generators/row_reduction.h"
 #include "schedules/row_norm_schedule.h"
@@ -31,13 +33,18 @@ class RowNormForward : public Generator<RowNormForward> {
   GeneratorParam<NormKind> kind{"kind", NormKind::kLayer, kNormKinds};
   GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
   GeneratorParam<bool> residual{"residual", false};   // fused h = alpha*x + residual
-  // Schedule knobs, also searched by the autotuner.
+  // Schedule knobs, also searched by the autotuner. vector_width: f32 lanes
+  // per SIMD register on CPUs, elements a thread loads a step on GPUs.
   GeneratorParam<int> vector_width{"vector_width", 8};
   GeneratorParam<int> accumulators{"accumulators", 4};
   GeneratorParam<int> rows_per_task{"rows_per_task", 16};
+  // GPU targets' knobs (schedules/row_norm_schedule.h, GpuRowNormKnobs).
+  GeneratorParam<int> threads{"threads", 32};
+  GeneratorParam<int> rows_per_block{"rows_per_block", 4};
+  GeneratorParam<bool> stage_row{"stage_row", false};
 
   void configure() {
-    const Type act = ActivationType(dtype);
+    const Type act = KernelActivationType(dtype, get_target());
     const bool layer = kind == NormKind::kLayer;
     x_ = add_input<Buffer<>>("x", act, 3);
     if (residual) residual_ = add_input<Buffer<>>("residual", act, 3);
@@ -48,6 +55,9 @@ class RowNormForward : public Generator<RowNormForward> {
     has_weight_ = add_input<bool>("has_weight");
     if (layer) has_bias_ = add_input<bool>("has_bias");
     if (residual) residual_alpha_ = add_input<float>("residual_alpha");
+    // GPU kernels add options.weight_offset themselves: they use the
+    // caller's device weight in place (the CPU runtime folds it in).
+    if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
     eps_ = add_input<float>("eps");
     y_ = add_output<Buffer<>>("y", act, 3);
     if (residual) residual_out_ = add_output<Buffer<>>("residual_out", act, 3);
@@ -64,6 +74,7 @@ class RowNormForward : public Generator<RowNormForward> {
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane;
     const bool layer = kind == NormKind::kLayer;
     const Activations acts(dtype, get_target(), *get_externs_map());
+    const bool gpu = get_target().has_gpu_feature();
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& y = *y_;
 
@@ -82,8 +93,14 @@ class RowNormForward : public Generator<RowNormForward> {
       h(n, r, b) = acts.ToF32(x(n, r, b));
     }
 
-    const RowReduction rows(lane, r, b, hidden, vector_width, accumulators);
+    const RowReduction rows = gpu ? RowReduction(lane, r, b, hidden, vector_width, threads)
+                                  : RowReduction(lane, r, b, hidden, vector_width, accumulators);
     f.chunk = rows.chunk();
+    f.tail = rows.tail();
+    auto row_sum = [&](const std::string& name, const std::vector<Func>& terms) {
+      return gpu ? rows.ThreadSum(name, terms, &f.lane_sums, &f.fold_stages)
+                 : rows.Sum(name, terms, &f.lane_sums, &f.lane_fold);
+    };
 
     // LayerNorm: shifted-data statistics in one pass over the row: sums of
     // s = h - shift and of s^2, var = E[s^2] - E[s]^2, where shift is the
@@ -107,7 +124,7 @@ class RowNormForward : public Generator<RowNormForward> {
       f.stats.push_back(shift);
       shifted(n, r, b) = h(n, r, b) - shift(r, b);
       squares(n, r, b) = shifted(n, r, b) * shifted(n, r, b);
-      Func sums = rows.Sum("sums", {shifted, squares}, &f.lane_sums, &f.lane_fold);
+      Func sums = row_sum("sums", {shifted, squares});
       Func centered_mean("centered_mean"), variance("variance");
       centered_mean(r, b) = sums(r, b)[0] / cast<float>(hidden);
       // Rounding can make it slightly negative; a NaN must stay NaN.
@@ -116,22 +133,24 @@ class RowNormForward : public Generator<RowNormForward> {
       variance(r, b) = select(raw_variance < 0.f, 0.f, raw_variance);
       centered(n, r, b) = shifted(n, r, b) - centered_mean(r, b);
       f.stats.insert(f.stats.end(), {sums, centered_mean, variance});
-      f.rstd = Func("rstd");
+      f.rstd = Func("row_rstd");
       f.rstd(r, b) = 1.f / sqrt(variance(r, b) + *eps_);
-      f.mean = Func("mean");
+      f.mean = Func("row_mean");
       f.mean(r, b) = shift(r, b) + centered_mean(r, b);
       f.stats.push_back(f.mean);
     } else {
       centered(n, r, b) = h(n, r, b);
       squares(n, r, b) = h(n, r, b) * h(n, r, b);
-      Func sum_sq = rows.Sum("sq", {squares}, &f.lane_sums, &f.lane_fold);
-      f.rstd = Func("rstd");
+      Func sum_sq = row_sum("sq", {squares});
+      f.rstd = Func("row_rstd");
       f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) / cast<float>(hidden) + *eps_);
       f.stats.push_back(sum_sq);
     }
     f.stats.push_back(f.rstd);
 
-    Expr scale = select(*has_weight_, (*weight_)(n), 1.f);
+    Expr weight = (*weight_)(n);
+    if (weight_offset_ != nullptr) weight += *weight_offset_;
+    Expr scale = select(*has_weight_, weight, 1.f);
     Expr normalized = centered(n, r, b) * f.rstd(r, b) * scale;
     if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
     y(n, r, b) = acts.Store(normalized);
@@ -166,6 +185,7 @@ class RowNormForward : public Generator<RowNormForward> {
     weight_->set_estimates({{0, est_hidden}});
     has_weight_->set_estimate(true);
     eps_->set_estimate(1e-5f);
+    if (weight_offset_ != nullptr) weight_offset_->set_estimate(0.f);
     rstd_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
     if (layer) {
       bias_->set_estimates({{0, est_hidden}});
@@ -185,7 +205,13 @@ class RowNormForward : public Generator<RowNormForward> {
     if (residual) f.residual_out = *residual_out_;
     f.affine_cases = {*has_weight_};
     if (layer) f.affine_cases = {*has_weight_ && *has_bias_, *has_weight_, *has_bias_};
-    if (!auto_schedule) {
+    f.h = h;
+    if (gpu) {
+      std::vector<OutputImageParam> aligned = {x, y};
+      if (residual) aligned.insert(aligned.end(), {*residual_, *residual_out_});
+      RequireAlignedRows(aligned, vector_width);
+      ScheduleRowNormForwardGpu(f, {threads, rows_per_block, vector_width, stage_row});
+    } else if (!auto_schedule) {
       ScheduleRowNormForwardCpu(f, {vector_width, accumulators, rows_per_task});
     }
   }
@@ -198,6 +224,7 @@ class RowNormForward : public Generator<RowNormForward> {
   Input<bool>* has_weight_ = nullptr;
   Input<bool>* has_bias_ = nullptr;
   Input<float>* residual_alpha_ = nullptr;
+  Input<float>* weight_offset_ = nullptr;
   Input<float>* eps_ = nullptr;
   Output<Buffer<>>* y_ = nullptr;
   Output<Buffer<>>* residual_out_ = nullptr;

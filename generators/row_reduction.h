@@ -37,37 +37,67 @@ class RowReduction {
   Halide::Func Sum(const std::string& name, const std::vector<Halide::Func>& terms,
                    Halide::Func* lane_acc, Halide::Func* lane_fold) const {
     using Halide::Expr;
-    using Halide::Func;
-    *lane_acc = Func("lane_" + name);
-    *lane_fold = Func("fold_" + name);
-    Func total("row_" + name);
-    const std::vector<Expr> zeros(terms.size(), 0.f);
-    (*lane_acc)(lane_, r_, b_) = Halide::Tuple(zeros);
-    std::vector<Expr> lane_step, folded, totals, tail_step;
+    *lane_acc = LaneAccumulators(name, terms);
+    *lane_fold = Halide::Func("fold_" + name);
+    std::vector<Expr> folded, totals;
     for (size_t i = 0; i < terms.size(); i++) {
-      lane_step.push_back(Element(*lane_acc, i, {lane_, r_, b_}) +
-                          terms[i](chunk_ * lanes_ + lane_, r_, b_));
       Expr across_accumulators = Element(*lane_acc, i, {lane_, r_, b_});
       for (int a = 1; a < accumulators_; a++) {
         across_accumulators += Element(*lane_acc, i, {lane_ + a * vector_width_, r_, b_});
       }
       folded.push_back(across_accumulators);
     }
-    (*lane_acc)(lane_, r_, b_) = Halide::Tuple(lane_step);
     (*lane_fold)(lane_, r_, b_) = Halide::Tuple(folded);
     for (size_t i = 0; i < terms.size(); i++) {
       totals.push_back(TreeSum(*lane_fold, i, 0, vector_width_));
     }
-    total(r_, b_) = Halide::Tuple(totals);
+    return TotalWithTail(name, terms, totals);
+  }
+
+  // The GPU layout of the same reduction (constructed with vector_width =
+  // elements one thread loads a step, accumulators = threads per row): lane
+  // = thread * vector_width + v, so each thread reads `vector_width`
+  // contiguous elements a step (one vector load) and a step of all threads
+  // is one coalesced span. Each thread first sums its own vector
+  // (fold_stages->front(), (thread, r, b)), then the threads' sums are
+  // halved pairwise, log2(threads) stages (thread t adds t + half), and the
+  // total is the last stage at thread 0, plus the scalar tail. The
+  // summation order differs from Sum()'s; both are balanced trees.
+  Halide::Func ThreadSum(const std::string& name, const std::vector<Halide::Func>& terms,
+                         Halide::Func* lane_acc, std::vector<Halide::Func>* fold_stages) const {
+    using Halide::Expr;
+    using Halide::Func;
+    *lane_acc = LaneAccumulators(name, terms);
+    std::vector<Expr> own_vector, totals;
     for (size_t i = 0; i < terms.size(); i++) {
-      tail_step.push_back(Element(total, i, {r_, b_}) + terms[i](tail_, r_, b_));
+      Expr own = Element(*lane_acc, i, {lane_ * vector_width_, r_, b_});
+      for (int v = 1; v < vector_width_; v++) {
+        own += Element(*lane_acc, i, {lane_ * vector_width_ + v, r_, b_});
+      }
+      own_vector.push_back(own);
     }
-    total(r_, b_) = Halide::Tuple(tail_step);
-    return total;
+    fold_stages->assign(1, Func("threads_" + name));
+    fold_stages->back()(lane_, r_, b_) = Halide::Tuple(own_vector);
+    for (int half = accumulators_ / 2; half >= 1; half /= 2) {
+      const Func previous = fold_stages->back();
+      std::vector<Expr> halved;
+      for (size_t i = 0; i < terms.size(); i++) {
+        halved.push_back(Element(previous, i, {lane_, r_, b_}) +
+                         Element(previous, i, {lane_ + half, r_, b_}));
+      }
+      fold_stages->push_back(Func("fold" + std::to_string(half) + "_" + name));
+      fold_stages->back()(lane_, r_, b_) = Halide::Tuple(halved);
+    }
+    for (size_t i = 0; i < terms.size(); i++) {
+      totals.push_back(Element(fold_stages->back(), i, {0, r_, b_}));
+    }
+    return TotalWithTail(name, terms, totals);
   }
 
   // The accumulators' walk along the row, `lanes` elements a step.
   Halide::RVar chunk() const { return chunk_; }
+  // The totals' walk over the elements past the last full step.
+  Halide::RVar tail() const { return tail_; }
 
   // Element i of a (possibly single-valued) Func's value at `at`.
   static Halide::Expr Element(const Halide::Func& f, size_t i, const std::vector<Halide::Expr>& at) {
@@ -75,6 +105,33 @@ class RowReduction {
   }
 
  private:
+  // acc(lane, r, b): lane's running sums of each term along the row, one
+  // Tuple element per term.
+  Halide::Func LaneAccumulators(const std::string& name,
+                                const std::vector<Halide::Func>& terms) const {
+    Halide::Func acc("lane_" + name);
+    acc(lane_, r_, b_) = Halide::Tuple(std::vector<Halide::Expr>(terms.size(), 0.f));
+    std::vector<Halide::Expr> step;
+    for (size_t i = 0; i < terms.size(); i++) {
+      step.push_back(Element(acc, i, {lane_, r_, b_}) + terms[i](chunk_ * lanes_ + lane_, r_, b_));
+    }
+    acc(lane_, r_, b_) = Halide::Tuple(step);
+    return acc;
+  }
+
+  // total(r, b) = the lanes' totals plus the row's tail, element-wise.
+  Halide::Func TotalWithTail(const std::string& name, const std::vector<Halide::Func>& terms,
+                             const std::vector<Halide::Expr>& lane_totals) const {
+    Halide::Func total("row_" + name);
+    total(r_, b_) = Halide::Tuple(lane_totals);
+    std::vector<Halide::Expr> tail_step;
+    for (size_t i = 0; i < terms.size(); i++) {
+      tail_step.push_back(Element(total, i, {r_, b_}) + terms[i](tail_, r_, b_));
+    }
+    total(r_, b_) = Halide::Tuple(tail_step);
+    return total;
+  }
+
   // Element i of fold(lane) summed over lanes [begin, end), pairwise.
   Halide::Expr TreeSum(const Halide::Func& fold, size_t i, int begin, int end) const {
     if (end - begin == 1) return Element(fold, i, {begin, r_, b_});

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/builtin_tuning.h"
+#include "runtime/cuda_dispatch.h"
 #include "runtime/dispatch_tuning.h"
 #include "runtime/status.h"
 #include "runtime/tuning_buckets.h"
@@ -69,6 +70,16 @@ void PrintChoice(const KernelRequest& request, const Variant& chosen, const Tuni
 }  // namespace
 
 absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
+  if (request.device == HALNORM_CUDA) {
+    absl::StatusOr<const Variant*> chosen = PickCudaVariant(request);
+    if (chosen.ok() && VerboseDispatch()) {
+      std::fprintf(stderr,
+                   "halnorm dispatch: %s on HALNORM_CUDA -> %s (rows of whole %d-element "
+                   "vectors)\n",
+                   Describe(request).c_str(), (*chosen)->name, request.row_vector_alignment);
+    }
+    return chosen;
+  }
   const VariantIndex& index = VariantIndex::Get();
   const VariantKind kind{request.op, request.direction, request.dtype, request.fused_residual};
   const bool known_dtype = request.dtype >= 0 && request.dtype < kDtypeCount;
@@ -107,6 +118,11 @@ absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& req
   if (!Fits(variant, request)) {
     return absl::InvalidArgumentError(
         absl::StrCat("variant ", variant.name, " does not compute ", Describe(request)));
+  }
+  if (request.device == HALNORM_CUDA && variant.device != Device::kCuda) {
+    return absl::InvalidArgumentError(absl::StrCat("variant ", variant.name, " runs on ",
+                                                   DeviceName(variant.device),
+                                                   ", not on HALNORM_CUDA tensors"));
   }
   if (!HostSupports(variant.isa)) {
     return absl::FailedPreconditionError(absl::StrCat(

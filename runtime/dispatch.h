@@ -17,9 +17,15 @@ struct KernelRequest {
   bool fused_residual;
   int64_t hidden;  // elements per row; C for LayerNorm2d's channel-norm kernels
   int64_t rows;    // rows of the whole call; N*H*W pixels for the channel-norm kernels
+  halnorm_device device = HALNORM_CPU;  // where the tensors are
+  // CUDA: the widest vector (elements: 1, 2, 4 or 8) every row tensor's
+  // rows are made of, aligned to it (RowVectorAlignment); the GPU configs
+  // with vector_width > 1 need it (device_call.h).
+  int row_vector_alignment = 8;
 };
 
-// Takes the widest target the CPU allows (capped by HALNORM_MAX_ISA) that
+// HALNORM_CUDA tensors: the CUDA variant for the shape (cuda_dispatch.h).
+// CPU tensors: takes the widest target the CPU allows (capped by HALNORM_MAX_ISA) that
 // computes the request, then its config from, in order: the runtime tuning
 // file (dispatch_tuning.h), the built-in table (builtin_tuning.h), config 0.
 // Tables key on the shape buckets of tuning_buckets.h. Past the first call it
@@ -31,7 +37,8 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request);
 bool VerboseDispatch();
 
 // A variant the caller forced (tests, benchmarks) fits the request and runs
-// on this CPU.
+// here: on this CPU, or a GPU variant (on CPU tensors it runs through
+// Halide's host<->device copies: device_call.h).
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request);
 
 // `forced` when given (after CheckForcedVariant), else PickVariant.

@@ -25,6 +25,7 @@ constexpr const char* kNames[kKernelArgCount] = {
     "rows_per_chunk",
     "dweight_partial",
     "dbias_partial",
+    "weight_offset",
 };
 
 }  // namespace

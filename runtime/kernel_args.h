@@ -34,8 +34,9 @@ enum class KernelArg : uint8_t {
   kRowsPerChunk,
   kDweightPartial,
   kDbiasPartial,
+  kWeightOffset,  // GPU kernels: added to the weight in the kernel
 };
-inline constexpr int kKernelArgCount = 19;
+inline constexpr int kKernelArgCount = 20;
 
 // The generator's name for `arg` ("residual_out").
 const char* KernelArgName(KernelArg arg);

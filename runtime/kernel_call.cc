@@ -1,6 +1,7 @@
 #include "runtime/kernel_call.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/device_call.h"
 #include "runtime/status.h"
 
 namespace halnorm::internal {
@@ -52,6 +53,7 @@ absl::Status KernelCall::Run() {
     }
   }
   InstallHalideErrorHandler();
+  if (variant_.device != Device::kCpu) return RunOnDevice(variant_, entry_, args_, cuda_stream_);
   return KernelStatus(entry_(args_), variant_.name);
 }
 

@@ -26,8 +26,14 @@ class KernelCall {
   KernelCall& Bind(KernelArg arg, bool value);
   KernelCall& Bind(KernelArg arg, int32_t value);
 
+  // GPU variants: the CUstream to launch on (device_call.h).
+  KernelCall& OnCudaStream(void* cuda_stream) {
+    cuda_stream_ = cuda_stream;
+    return *this;
+  }
+
   // Runs the kernel; an error if an argument was left unbound or the kernel
-  // failed (with Halide's message).
+  // failed (with Halide's message). GPU variants run through RunOnDevice.
   absl::Status Run();
 
  private:
@@ -49,6 +55,7 @@ class KernelCall {
   int (*const entry_)(void** args);  // the variant's argv or its twin's
   const halide_filter_metadata_t& metadata_;
   void* args_[kMaxArguments] = {};
+  void* cuda_stream_ = nullptr;
   Scalar scalars_[kMaxArguments];  // args_ point into it
 };
 

@@ -61,11 +61,16 @@ absl::Status Check(const Args2d& a, bool backward) {
   }
   HALNORM_RETURN_IF_ERROR(CheckTensor(a.x, "x"));
   const halnorm_tensor& x = *a.x;
+  if (x.device != HALNORM_CPU) {
+    return absl::FailedPreconditionError(
+        "x: device HALNORM_CUDA: LayerNorm2d has no CUDA kernels yet (CPU tensors only)");
+  }
   if (x.rank != 4) return InvalidArgument("x: rank must be 4 (NCHW), got ", x.rank);
   const auto x_shape = absl::MakeConstSpan(x.shape, 4);
   for (auto [name, t] : {NamedTensor{backward ? "dy" : "x", backward ? a.dy : a.x},
                          NamedTensor{a.out_name, a.out}}) {
     HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+    HALNORM_RETURN_IF_ERROR(CheckSameDevice(*t, name, x));
     HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, x.dtype, "must match x"));
     HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, x_shape));
   }
@@ -80,6 +85,7 @@ absl::Status Check(const Args2d& a, bool backward) {
       continue;
     }
     HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+    HALNORM_RETURN_IF_ERROR(CheckSameDevice(*t, name, x));
     HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, HALNORM_F32, "statistics are f32"));
     HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, StatsShape(a)));
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/cuda_tensors.h"
 #include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {
@@ -82,6 +83,7 @@ void RowBatch::Bind(KernelCall& call, int64_t o) {
     buffers_[t].Set(
         data, op.type,
         {{op.per_row ? 1 : hidden_, 1}, {r.extent, r.strides[t]}, {b.extent, b.strides[t]}});
+    if (on_cuda_) MoveToCudaDevice(buffers_[t].get());
     call.Bind(op.arg, buffers_[t].get());
   }
 }

@@ -43,6 +43,9 @@ class RowBatch {
   // next call or the batch's end.
   void Bind(KernelCall& call, int64_t o);
 
+  // The operands are HALNORM_CUDA tensors: Bind makes device buffers.
+  void PlaceOnCuda() { on_cuda_ = true; }
+
  private:
   struct Operand {
     KernelArg arg;
@@ -61,6 +64,7 @@ class RowBatch {
   std::vector<float> scratch_;
   RowDims dims_;
   std::array<KernelBuffer, kMaxRowTensors> buffers_;
+  bool on_cuda_ = false;
 };
 
 }  // namespace halnorm::internal

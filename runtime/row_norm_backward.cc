@@ -1,8 +1,12 @@
 // LayerNorm / RMSNorm backward: checks, the dx kernel with its per-chunk
 // dweight/dbias partials, then the partials summed in a fixed order.
 #include <algorithm>
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "runtime/cuda_dispatch.h"
+#include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
 #include "runtime/f32_param.h"
 #include "runtime/half_float.h"
@@ -83,20 +87,48 @@ void StoreSumOfPartials(float* partials, int64_t count, int64_t hidden, const ha
   StoreFromF32(sum, hidden, out);
 }
 
+// GPU kernels sum their chunk partials themselves; chunks of at least 32
+// rows keep those partials a few percent of the traffic, and up to 256 of
+// them give a large GPU enough blocks.
+int GpuRowsPerChunk(int64_t rows) {
+  constexpr int64_t kMinRows = 32, kChunks = 256;
+  return static_cast<int>(std::max(kMinRows, (rows + kChunks - 1) / kChunks));
+}
+
 absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
   const RowGeometry g = GeometryOf(*a.x, a.opt);
   HALNORM_RETURN_IF_ERROR(Check(a, g));
+  const bool on_cuda = a.x->device == HALNORM_CUDA;
+  if (on_cuda) {
+    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.weight, "weight"));
+    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.dweight, "dweight"));
+    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.dbias, "dbias"));
+  }
   RowBatch batch(g.hidden, g.leading_extents);
-  const KernelRequest request{a.op,     Direction::kBackward, a.x->dtype, false,
-                              g.hidden, batch.rows()};
+  const int vector_alignment =  // only CUDA dispatch reads it
+      on_cuda ? RowVectorAlignment(g.hidden, g.leading, {a.dy, a.x, a.dx, a.opt.residual}) : 1;
+  const KernelRequest request{a.op,     Direction::kBackward, a.x->dtype,  false,
+                              g.hidden, batch.rows(),         a.x->device, vector_alignment};
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
+  std::unique_ptr<CudaCall> cuda;
+  if (on_cuda) {
+    absl::StatusOr<std::unique_ptr<CudaCall>> begun = CudaCall::Begin(*a.x, a.opt.cuda_stream);
+    if (!begun.ok()) return begun.status();
+    cuda = std::move(*begun);
+    batch.PlaceOnCuda();
+  }
   if (batch.rows() == 0) {
     // No rows: the parameter gradients are zero.
     const std::vector<float> zeros(g.hidden, 0.f);
     for (halnorm_tensor* t : {a.dweight, a.dbias}) {
-      if (t) StoreFromF32(zeros.data(), g.hidden, *t);
+      if (t == nullptr) continue;
+      if (on_cuda) {
+        HALNORM_RETURN_IF_ERROR(cuda->Zero(t->data, g.hidden * sizeof(float)));
+      } else {
+        StoreFromF32(zeros.data(), g.hidden, *t);
+      }
     }
     return absl::OkStatus();
   }
@@ -109,24 +141,53 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   batch.AddPerRow(KernelArg::kRstd, a.rstd);
   batch.Fold();
 
-  F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
+  // CPU tensors: the offset is folded into the f32 weight here; CUDA
+  // weights are used in place and the kernel adds it (weight_offset).
+  F32Param weight(a.weight, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
+  if (on_cuda) MoveToCudaDevice(weight.buffer());
   const halide_type_t f32 = HalideType(HALNORM_F32);
 
-  const int rows_per_chunk = RowsPerChunk(batch.folded_extent(0), g.hidden, a.x->dtype);
-  const int64_t chunks = (batch.folded_extent(0) + rows_per_chunk - 1) / rows_per_chunk;
+  // GPU kernels write their partials already summed over the chunks.
+  const bool gpu = (*chosen)->device != Device::kCpu;
+  const int rows_per_chunk = gpu ? GpuRowsPerChunk(batch.folded_extent(0))
+                                 : RowsPerChunk(batch.folded_extent(0), g.hidden, a.x->dtype);
+  const int64_t chunks =
+      gpu ? 1 : (batch.folded_extent(0) + rows_per_chunk - 1) / rows_per_chunk;
   const int64_t b_extent = batch.folded_extent(1);
   const int64_t partial_size = g.hidden * chunks * b_extent;
   const int64_t partial_count = partial_size * batch.outer_extent();
-  // The kernel writes every partial: no need to zero them here.
-  // The kernel writes every partial, so the scratch is never cleared.
-  float* const dweight_partials = ThreadScratch(2 * partial_count);
-  float* const dbias_partials = a.op == Op::kLayerNorm ? dweight_partials + partial_count : nullptr;
+  float* dweight_partials = nullptr;
+  float* dbias_partials = nullptr;
+  if (on_cuda) {
+    // The kernel's sums go straight into dweight/dbias (f32, contiguous), or
+    // into device scratch for the ones the caller did not ask for.
+    if (partial_count != g.hidden) {
+      return absl::UnimplementedError(
+          "x: on HALNORM_CUDA, the backward pass needs rows that fold into one strided dim "
+          "(a permuted or padded view of several leading dims is CPU-only for now)");
+    }
+    for (auto [out, partials] : {std::pair{a.dweight, &dweight_partials}, {a.dbias, &dbias_partials}}) {
+      if (out != nullptr) {
+        *partials = static_cast<float*>(out->data);
+      } else if (partials == &dweight_partials || a.op == Op::kLayerNorm) {
+        absl::StatusOr<float*> scratch = cuda->Scratch(g.hidden);
+        if (!scratch.ok()) return scratch.status();
+        *partials = *scratch;
+      }
+    }
+  } else {
+    // The kernel writes every partial, so the scratch is never cleared.
+    dweight_partials = ThreadScratch(2 * partial_count);
+    if (a.op == Op::kLayerNorm) dbias_partials = dweight_partials + partial_count;
+  }
 
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));
   call.Bind(KernelArg::kWeight, weight.buffer())
       .Bind(KernelArg::kHasWeight, weight.present())
+      .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
-      .Bind(KernelArg::kRowsPerChunk, rows_per_chunk);
+      .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)
+      .OnCudaStream(a.opt.cuda_stream);
   for (int64_t o = 0; o < batch.outer_extent(); o++) {
     batch.Bind(call, o);
     const std::initializer_list<DimSpec> partial_dims = {
@@ -134,11 +195,16 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     KernelBuffer dweight_partial(dweight_partials + o * partial_size, f32, partial_dims);
     KernelBuffer dbias_partial(a.op == Op::kLayerNorm ? dbias_partials + o * partial_size : nullptr,
                                f32, partial_dims);
+    if (on_cuda) {
+      MoveToCudaDevice(dweight_partial.get());
+      MoveToCudaDevice(dbias_partial.get());
+    }
     call.Bind(KernelArg::kDweightPartial, dweight_partial.get())
         .Bind(KernelArg::kDbiasPartial, dbias_partial.get());
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
 
+  if (on_cuda) return absl::OkStatus();
   if (a.dweight) StoreSumOfPartials(dweight_partials, partial_count, g.hidden, *a.dweight);
   if (a.dbias) StoreSumOfPartials(dbias_partials, partial_count, g.hidden, *a.dbias);
   return absl::OkStatus();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
@@ -18,6 +19,10 @@ halnorm_norm_options OptionsOrDefaults(const halnorm_norm_options* opt) {
 absl::Status CheckInputAndOptions(const halnorm_tensor* x, const char* name,
                                   const halnorm_norm_options& opt) {
   HALNORM_RETURN_IF_ERROR(CheckTensor(x, name));
+  if (x->device == HALNORM_CUDA && !BuildHasDevice(Device::kCuda)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(name, ": device HALNORM_CUDA is not available in this build (CPU only)"));
+  }
   if (!(opt.eps >= 0.f) || !std::isfinite(opt.eps)) {
     return InvalidArgument("opt->eps must be finite and >= 0, got ", opt.eps);
   }
@@ -44,6 +49,7 @@ RowGeometry GeometryOf(const halnorm_tensor& x, const halnorm_norm_options& opt)
 absl::Status CheckLikeX(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
                         const RowGeometry& g) {
   HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+  HALNORM_RETURN_IF_ERROR(CheckSameDevice(*t, name, x));
   HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, x.dtype, "must match x"));
   HALNORM_RETURN_IF_ERROR(CheckShape(*t, name, absl::MakeConstSpan(x.shape, x.rank)));
   return CheckContiguousFrom(*t, name, g.leading);
@@ -52,6 +58,7 @@ absl::Status CheckLikeX(const halnorm_tensor* t, const char* name, const halnorm
 absl::Status CheckParameter(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
                             absl::Span<const int64_t> shape) {
   HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+  HALNORM_RETURN_IF_ERROR(CheckSameDevice(*t, name, x));
   if (t->dtype != HALNORM_F32 && t->dtype != x.dtype) {
     return InvalidArgument(name, ": dtype ", DtypeName(t->dtype), " must be f32 or x's dtype (",
                            DtypeName(x.dtype), ")");
@@ -68,9 +75,14 @@ absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const ha
 absl::Status CheckPerRow(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
                          const RowGeometry& g) {
   HALNORM_RETURN_IF_ERROR(CheckTensor(t, name));
+  HALNORM_RETURN_IF_ERROR(CheckSameDevice(*t, name, x));
   HALNORM_RETURN_IF_ERROR(CheckDtype(*t, name, HALNORM_F32, "statistics are f32"));
-  if (g.leading == 0) return CheckShape(*t, name, {1});
-  return CheckShape(*t, name, g.leading_extents);
+  return CheckShape(*t, name, PerRowShape(g));
+}
+
+std::vector<int64_t> PerRowShape(const RowGeometry& g) {
+  if (g.leading == 0) return {1};
+  return {g.leading_extents.begin(), g.leading_extents.end()};
 }
 
 }  // namespace halnorm::internal

@@ -4,6 +4,7 @@
 #define HALNORM_RUNTIME_ROW_NORM_CHECKS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
@@ -17,6 +18,9 @@ struct RowGeometry {
   int64_t hidden;
   absl::Span<const int64_t> leading_extents;  // into x's shape
 };
+
+// The shape of mean and rstd: the leading dims, or {1} when there are none.
+std::vector<int64_t> PerRowShape(const RowGeometry& g);
 
 // The options, or their defaults when `opt` is null.
 halnorm_norm_options OptionsOrDefaults(const halnorm_norm_options* opt);

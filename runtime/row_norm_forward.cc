@@ -1,7 +1,11 @@
 // LayerNorm / RMSNorm forward: checks, then one kernel call per folded
 // outer row index.
+#include <memory>
+#include <utility>
 #include <vector>
 
+#include "runtime/cuda_dispatch.h"
+#include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
 #include "runtime/f32_param.h"
 #include "runtime/kernel_call.h"
@@ -58,32 +62,68 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
   const RowGeometry g = GeometryOf(*a.x, a.opt);
   HALNORM_RETURN_IF_ERROR(Check(a, g));
+  const bool on_cuda = a.x->device == HALNORM_CUDA;
+  if (on_cuda) {
+    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.weight, "weight"));
+    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.bias, "bias"));
+  }
   const bool residual = a.opt.residual != nullptr;
   RowBatch batch(g.hidden, g.leading_extents);
-  const KernelRequest request{a.op,     Direction::kForward, a.x->dtype, residual,
-                              g.hidden, batch.rows()};
+  const int vector_alignment =  // only CUDA dispatch reads it
+      on_cuda ? RowVectorAlignment(g.hidden, g.leading,
+                                   {a.x, a.y, a.opt.residual, a.opt.residual_out})
+              : 1;
+  const KernelRequest request{a.op,     Direction::kForward, a.x->dtype,  residual,
+                              g.hidden, batch.rows(),        a.x->device, vector_alignment};
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
   if (batch.rows() == 0) return absl::OkStatus();
+
+  // On CUDA the statistics the caller did not ask for go to device scratch.
+  std::unique_ptr<CudaCall> cuda;
+  halnorm_tensor* mean = a.mean;
+  halnorm_tensor* rstd = a.rstd;
+  halnorm_tensor mean_scratch, rstd_scratch;
+  if (on_cuda) {
+    absl::StatusOr<std::unique_ptr<CudaCall>> begun = CudaCall::Begin(*a.x, a.opt.cuda_stream);
+    if (!begun.ok()) return begun.status();
+    cuda = std::move(*begun);
+    for (auto [wanted, scratch] : {std::pair{&mean, &mean_scratch}, {&rstd, &rstd_scratch}}) {
+      if (*wanted != nullptr || (wanted == &mean && a.op != Op::kLayerNorm)) continue;
+      absl::StatusOr<float*> data = cuda->Scratch(batch.rows());
+      if (!data.ok()) return data.status();
+      *scratch = DenseF32Tensor(*data, PerRowShape(g));
+      *wanted = scratch;
+    }
+    batch.PlaceOnCuda();
+  }
   batch.AddRows(KernelArg::kX, *a.x);
   batch.AddRows(KernelArg::kY, *a.y);
   if (residual) {
     batch.AddRows(KernelArg::kResidual, *a.opt.residual);
     batch.AddRows(KernelArg::kResidualOut, *a.opt.residual_out);
   }
-  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, a.mean);
-  batch.AddPerRow(KernelArg::kRstd, a.rstd);
+  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, mean);
+  batch.AddPerRow(KernelArg::kRstd, rstd);
   batch.Fold();
 
-  F32Param weight(a.weight, g.hidden, a.x->data, a.opt.weight_offset);
+  // CPU tensors: the offset is folded into the f32 weight here; CUDA
+  // weights are used in place and the kernel adds it (weight_offset).
+  F32Param weight(a.weight, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
   F32Param bias(a.bias, g.hidden, a.x->data);
+  if (on_cuda) {
+    MoveToCudaDevice(weight.buffer());
+    MoveToCudaDevice(bias.buffer());
+  }
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));
   call.Bind(KernelArg::kWeight, weight.buffer())
       .Bind(KernelArg::kBias, bias.buffer())
       .Bind(KernelArg::kHasWeight, weight.present())
       .Bind(KernelArg::kHasBias, bias.present())
+      .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)
-      .Bind(KernelArg::kEps, a.opt.eps);
+      .Bind(KernelArg::kEps, a.opt.eps)
+      .OnCudaStream(a.opt.cuda_stream);
   for (int64_t o = 0; o < batch.outer_extent(); o++) {
     batch.Bind(call, o);
     HALNORM_RETURN_IF_ERROR(call.Run());

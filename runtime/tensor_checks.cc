@@ -51,11 +51,9 @@ int64_t NumElements(const halnorm_tensor& t) {
 
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
   if (t == nullptr) return InvalidArgument(name, ": tensor is null");
-  if (t->device == HALNORM_CUDA) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(name, ": device HALNORM_CUDA is not available in this build (CPU only)"));
+  if (t->device != HALNORM_CPU && t->device != HALNORM_CUDA) {
+    return InvalidArgument(name, ": unknown device ", t->device);
   }
-  if (t->device != HALNORM_CPU) return InvalidArgument(name, ": unknown device ", t->device);
   if (t->dtype != HALNORM_F32 && t->dtype != HALNORM_F16 && t->dtype != HALNORM_BF16) {
     return InvalidArgument(name, ": unknown dtype ", t->dtype);
   }
@@ -150,6 +148,16 @@ absl::Status CheckOutputsDisjoint(absl::Span<const NamedTensor> outputs,
     }
   }
   return absl::OkStatus();
+}
+
+const char* DeviceName(halnorm_device device) {
+  return device == HALNORM_CUDA ? "HALNORM_CUDA" : "HALNORM_CPU";
+}
+
+absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name, const halnorm_tensor& x) {
+  if (t.device == x.device) return absl::OkStatus();
+  return InvalidArgument(name, ": on ", DeviceName(t.device), " but x is on ",
+                         DeviceName(x.device), " (a call's tensors share one device)");
 }
 
 }  // namespace halnorm::internal

@@ -15,10 +15,15 @@ namespace halnorm::internal {
 int64_t DtypeBytes(halnorm_dtype dtype);
 int64_t NumElements(const halnorm_tensor& t);
 
-// Non-null, a CPU device, a known dtype, rank 1..4, non-negative shape and
+// Non-null, a known device (CPU or CUDA: the op checks which it runs), a known dtype, rank 1..4, non-negative shape and
 // strides, non-null data when non-empty, and a byte span the kernels can
 // address (< 2^31 bytes).
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name);
+
+const char* DeviceName(halnorm_device device);
+
+// `t` is on x's device.
+absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name, const halnorm_tensor& x);
 
 // `t` has exactly `shape`.
 absl::Status CheckShape(const halnorm_tensor& t, const char* name, absl::Span<const int64_t> shape);

@@ -32,7 +32,7 @@ VariantIndex::VariantIndex() {
     const int slot = KindSlot(kind);
     const int target = TargetIndex(v.target);
     variants_[(slot * target_count() + target) * config_count_ + v.config_index] = &v;
-    if (v.config_index == 0 && v.isa <= allowed &&
+    if (v.device == Device::kCpu && v.config_index == 0 && v.isa <= allowed &&
         (widest[slot] == nullptr || v.isa > widest[slot]->isa)) {
       widest[slot] = &v;
       dispatch_target_[slot] = target;

@@ -38,7 +38,7 @@ class VariantIndex {
   // The variant of `kind` with `config` of `target`, or nullptr.
   const Variant* Find(const VariantKind& kind, int target, int config) const;
 
-  // The target dispatch uses for `kind`: the widest ISA it may use
+  // The CPU target dispatch uses for `kind`: the widest ISA it may use
   // (MaxDispatchIsa), the first such target in registry order; -1 if none
   // runs here. Its config 0 (the default) always exists.
   int DispatchTarget(const VariantKind& kind) const { return dispatch_target_[KindSlot(kind)]; }

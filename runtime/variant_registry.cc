@@ -8,15 +8,22 @@ absl::Span<const Variant> AllVariants() {
   // Function-local: the metadata pointers come from calls, and other static
   // initializers may dispatch.
   static const Variant variants[] = {
-#define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, config, index,   \
-                        streaming)                                                        \
-  {#name,       Op::op, Direction::direction, dtype,   residual,          target,              \
-   Isa::isa,    config, index,                &name##_argv, streaming, name##_metadata(),    \
-   SlotsOf(*name##_metadata())},
+#define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, device, config,    \
+                        index, streaming)                                                     \
+  {#name,         Op::op, Direction::direction, dtype,       residual,  target,             \
+   Isa::isa,      Device::device, config,      index,       &name##_argv, streaming,      \
+   name##_metadata(), SlotsOf(*name##_metadata())},
 #include "runtime/variants.inc"
 #undef HALNORM_VARIANT
   };
   return variants;
+}
+
+bool BuildHasDevice(Device device) {
+  for (const Variant& v : AllVariants()) {
+    if (v.device == device) return true;
+  }
+  return false;
 }
 
 const Variant* FindVariant(absl::string_view name) {
@@ -52,6 +59,18 @@ const char* DtypeName(halnorm_dtype dtype) {
       return "bf16";
   }
   return "unknown";
+}
+
+const char* DeviceName(Device device) {
+  switch (device) {
+    case Device::kCpu:
+      return "cpu";
+    case Device::kCuda:
+      return "cuda";
+    case Device::kOpenCL:
+      return "opencl";
+  }
+  return "?";
 }
 
 }  // namespace halnorm::internal

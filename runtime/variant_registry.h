@@ -15,6 +15,10 @@ namespace halnorm::internal {
 // axes and layouts run on the kLayerNorm kernels.
 enum class Op { kLayerNorm, kRmsNorm, kLayerNorm2d };
 enum class Direction { kForward, kBackward };
+// Where a variant's kernels run. CPU dispatch takes kCpu variants only;
+// kCuda variants run a call on HALNORM_CUDA tensors; kOpenCL variants (the
+// GPU schedules as OpenCL C) are for tests, which run them through PoCL.
+enum class Device { kCpu, kCuda, kOpenCL };
 
 struct Variant {
   const char* name;  // what, then how: layer_norm_fwd_f32__x86_avx512_c0
@@ -23,7 +27,8 @@ struct Variant {
   halnorm_dtype dtype;  // of the activations
   bool fused_residual;  // forward with h = alpha*x + residual
   const char* target;   // TARGETS key in tools/bazel/halide.bzl
-  Isa isa;              // what the CPU must have to run it
+  Isa isa;              // what the CPU must have to run it (or to call it, for a GPU)
+  Device device;
   const char* config;   // schedule knobs, "k=v k=v"
   int config_index;     // the config's index in its target's list (the name's _c<k>)
   // Halide's generic entry point and its argument list: kernels of
@@ -38,12 +43,16 @@ struct Variant {
 
 absl::Span<const Variant> AllVariants();
 
+// This build has kernels for `device` (CUDA: x86-64 builds).
+bool BuildHasDevice(Device device);
+
 // The variant named `name`, or nullptr (a linear scan: not for per-call use).
 const Variant* FindVariant(absl::string_view name);
 
 const char* OpName(Op op);
 const char* DirectionName(Direction direction);
 const char* DtypeName(halnorm_dtype dtype);
+const char* DeviceName(Device device);
 
 }  // namespace halnorm::internal
 

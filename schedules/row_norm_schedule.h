@@ -15,11 +15,14 @@ struct RowNormForwardFuncs {
   Halide::Func residual_out;                  // (n, r, b); undefined without a fused residual
   std::vector<Halide::Func> per_row_outputs;  // (0, r, b): rstd, and mean for LayerNorm
   Halide::Func lane_sums;  // per-lane partial sums (lane, r, b) of the statistics
-  Halide::Func lane_fold;  // lane_sums folded to one vector (lane, r, b)
-  std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals
+  Halide::Func lane_fold;  // CPU: lane_sums folded to one vector (lane, r, b)
+  std::vector<Halide::Func> fold_stages;  // GPU: per-thread sums, then halvings (thread, r, b)
+  std::vector<Halide::Func> stats;        // per-row (r, b) statistics and totals
+  Halide::Func h;                         // the input row in f32 (n, r, b)
   Halide::Func mean, rstd;
   Halide::Var n, r, b, lane;               // hidden, row, outer row dim, accumulator lane
   Halide::RVar chunk;                      // the reductions' walk along the row, `lanes` at a time
+  Halide::RVar tail;                       // the row totals' walk over the rest
   Halide::Expr hidden;                     // extent of n
   std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
 };
@@ -28,12 +31,16 @@ struct RowNormForwardFuncs {
 struct RowNormBackwardFuncs {
   Halide::Func dx;                              // (n, r, b)
   std::vector<Halide::Func> partials;           // dweight/dbias partial sums, (n, c, b)
+  std::vector<Halide::Func> partial_sums;       // GPU: the outputs, partials summed over c
   Halide::Func lane_sums;                       // per-lane partial row sums (lane, r, b)
-  Halide::Func lane_fold;                       // lane_sums folded to one vector (lane, r, b)
+  Halide::Func lane_fold;                       // CPU: lane_sums folded to one vector
+  std::vector<Halide::Func> fold_stages;        // GPU: per-thread sums, then halvings
   std::vector<Halide::Func> stats;              // per-row (r, b) totals
   Halide::Var n, r, b, lane, c;                 // c: chunk of rows_per_chunk rows
   Halide::RVar chunk;                           // the row reductions' walk along n
+  Halide::RVar tail;                            // the row totals' walk over the rest
   Halide::RVar in_chunk;                        // the partials' walk over a chunk's rows
+  Halide::RVar over_chunks;                     // GPU: partial_sums' walk over the chunks
   Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
 };
@@ -45,9 +52,20 @@ struct CpuRowNormKnobs {
   int rows_per_task = 16;  // forward: rows handed to one parallel task
 };
 
+// GPU knobs (GeneratorParams too). The reduction's lanes are threads x
+// vector (RowReduction::ThreadSum).
+struct GpuRowNormKnobs {
+  int threads;         // per row: 32 = a warp per row; more = a block per row
+  int rows_per_block;  // rows a block normalizes side by side (warp per row)
+  int vector;          // elements a thread loads a step: 4, or 1 where rows are unaligned
+  bool stage_row;      // forward: keep the row in shared memory between its two reads
+};
+
 // Funcs are handles: the copy schedules the generator's pipeline.
 void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& knobs);
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs);
+void ScheduleRowNormForwardGpu(RowNormForwardFuncs f, const GpuRowNormKnobs& knobs);
+void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& knobs);
 
 }  // namespace halnorm
 

@@ -38,13 +38,13 @@ BackwardProblem::BackwardProblem(const RowNormCase& c)
   StoreStatistics(forward.rstd, rstd_);
 }
 
-halnorm_norm_options BackwardProblem::Options() {
+halnorm_norm_options BackwardProblem::Options(const ViewOf& view_of) {
   halnorm_norm_options options;
   halnorm_norm_options_init(&options);
   options.eps = case_.eps;
   options.normalized_rank = case_.normalized_rank;
   options.weight_offset = case_.weight_offset;
-  options.residual = residual_gradient_ ? residual_gradient_->view() : nullptr;
+  options.residual = ViewOrNull(residual_gradient_, view_of);
   options.residual_alpha = case_.residual_alpha;
   return options;
 }
@@ -67,15 +67,17 @@ absl::Status BackwardProblem::Run(const internal::Variant* variant) {
                                      ViewOrNull(dweight_), ViewOrNull(dbias_), variant);
 }
 
-int BackwardProblem::RunPublic() {
-  const halnorm_norm_options options = Options();
+int BackwardProblem::RunPublic(const ViewOf& view_of) {
+  const halnorm_norm_options options = Options(view_of);
   if (!IsLayerNorm(case_)) {
-    return halnorm_rms_norm_backward(dy_.view(), x_.view(), rstd_.view(), ViewOrNull(weight_),
-                                     &options, dx_.view(), ViewOrNull(dweight_));
+    return halnorm_rms_norm_backward(view_of(dy_), view_of(x_), view_of(rstd_),
+                                     ViewOrNull(weight_, view_of), &options, view_of(dx_),
+                                     ViewOrNull(dweight_, view_of));
   }
-  return halnorm_layer_norm_backward(dy_.view(), x_.view(), ViewOrNull(mean_), rstd_.view(),
-                                     ViewOrNull(weight_), &options, dx_.view(),
-                                     ViewOrNull(dweight_), ViewOrNull(dbias_));
+  return halnorm_layer_norm_backward(view_of(dy_), view_of(x_), ViewOrNull(mean_, view_of),
+                                     view_of(rstd_), ViewOrNull(weight_, view_of), &options,
+                                     view_of(dx_), ViewOrNull(dweight_, view_of),
+                                     ViewOrNull(dbias_, view_of));
 }
 
 reference::BackwardResult BackwardProblem::Expected() const {
@@ -101,8 +103,13 @@ void BackwardProblem::ExpectMatchesReference() const {
 }
 
 std::vector<const TestTensor*> BackwardProblem::Outputs() const {
-  std::vector<const TestTensor*> outputs = {&dx_};
-  for (const std::optional<TestTensor>* output : {&dweight_, &dbias_}) {
+  const std::vector<TestTensor*> outputs = const_cast<BackwardProblem*>(this)->MutableOutputs();
+  return {outputs.begin(), outputs.end()};
+}
+
+std::vector<TestTensor*> BackwardProblem::MutableOutputs() {
+  std::vector<TestTensor*> outputs = {&dx_};
+  for (std::optional<TestTensor>* output : {&dweight_, &dbias_}) {
     if (*output) outputs.push_back(&**output);
   }
   return outputs;

@@ -29,7 +29,7 @@ class BackwardProblem {
   // (nullptr: dispatch picks).
   absl::Status Run(const internal::Variant* variant);
   // Runs the public C entry point (dispatches).
-  int RunPublic();
+  int RunPublic(const ViewOf& view_of = HostView);
 
   // The float64 reference for the current inputs.
   reference::BackwardResult Expected() const;
@@ -48,10 +48,11 @@ class BackwardProblem {
   const std::optional<TestTensor>& dbias() const { return dbias_; }
   // Every output tensor present.
   std::vector<const TestTensor*> Outputs() const;
+  std::vector<TestTensor*> MutableOutputs();
 
  private:
   // Points at this object's tensors, so built per call (and not copyable).
-  halnorm_norm_options Options();
+  halnorm_norm_options Options(const ViewOf& view_of = HostView);
 
   RowNormCase case_;
   TestTensor dy_;

@@ -21,15 +21,15 @@ ForwardProblem::ForwardProblem(const RowNormCase& c)
   }
 }
 
-halnorm_norm_options ForwardProblem::Options() {
+halnorm_norm_options ForwardProblem::Options(const ViewOf& view_of) {
   halnorm_norm_options options;
   halnorm_norm_options_init(&options);
   options.eps = case_.eps;
   options.normalized_rank = case_.normalized_rank;
   options.weight_offset = case_.weight_offset;
-  options.residual = residual_ ? residual_->view() : nullptr;
+  options.residual = ViewOrNull(residual_, view_of);
   options.residual_alpha = case_.residual_alpha;
-  options.residual_out = ViewOrNull(residual_out_);
+  options.residual_out = ViewOrNull(residual_out_, view_of);
   return options;
 }
 
@@ -48,14 +48,15 @@ absl::Status ForwardProblem::Run(const internal::Variant* variant) {
                                     y_.view(), ViewOrNull(mean_), ViewOrNull(rstd_), variant);
 }
 
-int ForwardProblem::RunPublic() {
-  const halnorm_norm_options options = Options();
+int ForwardProblem::RunPublic(const ViewOf& view_of) {
+  const halnorm_norm_options options = Options(view_of);
   if (case_.op == internal::Op::kRmsNorm) {
-    return halnorm_rms_norm_forward(x_.view(), ViewOrNull(weight_), &options, y_.view(),
-                                    ViewOrNull(rstd_));
+    return halnorm_rms_norm_forward(view_of(x_), ViewOrNull(weight_, view_of), &options,
+                                    view_of(y_), ViewOrNull(rstd_, view_of));
   }
-  return halnorm_layer_norm_forward(x_.view(), ViewOrNull(weight_), ViewOrNull(bias_), &options,
-                                    y_.view(), ViewOrNull(mean_), ViewOrNull(rstd_));
+  return halnorm_layer_norm_forward(view_of(x_), ViewOrNull(weight_, view_of),
+                                    ViewOrNull(bias_, view_of), &options, view_of(y_),
+                                    ViewOrNull(mean_, view_of), ViewOrNull(rstd_, view_of));
 }
 
 reference::ForwardResult ForwardProblem::Expected() const {
@@ -79,8 +80,13 @@ void ForwardProblem::ExpectMatchesReference() const {
 }
 
 std::vector<const TestTensor*> ForwardProblem::Outputs() const {
-  std::vector<const TestTensor*> outputs = {&y_};
-  for (const std::optional<TestTensor>* output : {&residual_out_, &mean_, &rstd_}) {
+  const std::vector<TestTensor*> outputs = const_cast<ForwardProblem*>(this)->MutableOutputs();
+  return {outputs.begin(), outputs.end()};
+}
+
+std::vector<TestTensor*> ForwardProblem::MutableOutputs() {
+  std::vector<TestTensor*> outputs = {&y_};
+  for (std::optional<TestTensor>* output : {&residual_out_, &mean_, &rstd_}) {
     if (*output) outputs.push_back(&**output);
   }
   return outputs;

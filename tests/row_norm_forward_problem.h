@@ -27,8 +27,8 @@ class ForwardProblem {
   // Runs internal::LayerNormForward or RmsNormForward forced to `variant`
   // (nullptr: dispatch picks).
   absl::Status Run(const internal::Variant* variant);
-  // Runs the public C entry point (dispatches).
-  int RunPublic();
+  // Runs the public C entry point (dispatches), on the tensors' `view_of`.
+  int RunPublic(const ViewOf& view_of = HostView);
 
   // The float64 reference for the current inputs.
   reference::ForwardResult Expected() const;
@@ -46,10 +46,11 @@ class ForwardProblem {
   const std::optional<TestTensor>& rstd() const { return rstd_; }
   // Every output tensor present.
   std::vector<const TestTensor*> Outputs() const;
+  std::vector<TestTensor*> MutableOutputs();
 
  private:
   // Points at this object's tensors, so built per call (and not copyable).
-  halnorm_norm_options Options();
+  halnorm_norm_options Options(const ViewOf& view_of = HostView);
 
   RowNormCase case_;
   TestTensor x_;

@@ -214,6 +214,12 @@ halnorm_tensor* ViewOrNull(std::optional<TestTensor>& tensor) {
   return tensor ? tensor->view() : nullptr;
 }
 
+halnorm_tensor* HostView(TestTensor& tensor) { return tensor.view(); }
+
+halnorm_tensor* ViewOrNull(std::optional<TestTensor>& tensor, const ViewOf& view_of) {
+  return tensor ? view_of(*tensor) : nullptr;
+}
+
 int64_t CountPaddingWrites(const TestTensor& tensor) {
   std::vector<bool> in_view(tensor.storage_elements(), false);
   for (int64_t offset : ElementOffsets(*tensor.view())) {

@@ -8,6 +8,7 @@
 #define HALNORM_TESTS_TEST_TENSORS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ class TestTensor {
   int64_t storage_elements() const { return storage_.size() / ElementBytes(dtype_); }
   // Every byte, padding included: for bitwise comparisons.
   const std::vector<uint8_t>& bytes() const { return storage_; }
+  // The same, writable: a device copy's result is copied back into it.
+  std::vector<uint8_t>& mutable_bytes() { return storage_; }
 
   // Element i of the storage (storage index data_offset() is view()->data[0]).
   float Load(int64_t i) const;
@@ -80,6 +83,12 @@ std::vector<float> RandomNormal(int64_t count, uint32_t seed, double offset = 0.
 
 // What the API takes for an optional tensor: its view, or null when absent.
 halnorm_tensor* ViewOrNull(std::optional<TestTensor>& tensor);
+
+// Which descriptor a call gets for a test tensor: its host view by default;
+// the CUDA tests pass device copies (tests/cuda_mirror.h).
+using ViewOf = std::function<halnorm_tensor*(TestTensor&)>;
+halnorm_tensor* HostView(TestTensor& tensor);
+halnorm_tensor* ViewOrNull(std::optional<TestTensor>& tensor, const ViewOf& view_of);
 
 // Storage elements outside the view that no longer hold the sentinel.
 int64_t CountPaddingWrites(const TestTensor& tensor);

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "runtime/cpu_features.h"
+#include "runtime/device_call.h"
 #include "runtime/variant_registry.h"
 #include "tests/row_norm_cases.h"
 
@@ -35,7 +37,9 @@ std::string VariantAndCaseTestName(const ::testing::TestParamInfo<VariantAndCase
 inline const internal::Variant& VariantOf(const VariantAndCase& param) { return *param.variant; }
 inline const internal::Variant& VariantOf(const internal::Variant* variant) { return *variant; }
 
-// Skips variants whose ISA this CPU lacks; they are still compiled and listed.
+// Skips variants whose ISA this CPU lacks, and GPU variants without their
+// driver (CUDA without a GPU; OpenCL without PoCL); they are still compiled
+// and listed.
 template <typename Param>
 class VariantTest : public ::testing::TestWithParam<Param> {
  protected:
@@ -44,8 +48,12 @@ class VariantTest : public ::testing::TestWithParam<Param> {
     if (!internal::HostSupports(variant.isa)) {
       GTEST_SKIP() << "CPU lacks " << internal::IsaName(variant.isa);
     }
+    if (absl::Status device = internal::DeviceAvailable(variant.device); !device.ok()) {
+      GTEST_SKIP() << device.message();
+    }
   }
 };
+
 
 }  // namespace halnorm::testutil
 

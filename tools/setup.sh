@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   libdnnl-dev              # oneDNN 2.6: benchmark peer
+  pocl-opencl-icd          # runs the GPU schedules (OpenCL builds) on the CPU in tests
+  ocl-icd-opencl-dev       # libOpenCL.so, the name Halide's OpenCL runtime loads
 )
 
 arm64=false

@@ -10,6 +10,7 @@ the tuned tables become tuning.inc (the runtime's built-in dispatch table).
 #   family: which Halide runtime the kernels link against; a build links the
 #           families of the architecture it targets (ARCHES)
 #   isa:    runtime/cpu_features.h Isa the CPU must have to run them
+#   device: runtime/variant_registry.h Device the kernels run on
 #   halide: the Halide target string
 #   llc:    llc flags for the same CPU features, where the target's kernels
 #           also get a streaming-stores twin (None: they do not)
@@ -17,31 +18,55 @@ TARGETS = {
     "x86_avx512": struct(
         family = "x86",
         isa = "kAvx512",
+        device = "kCpu",
         halide = "x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake",
         llc = "-mcpu=x86-64 -mattr=+sse4.1,+avx,+avx2,+fma,+f16c,+avx512f,+avx512cd,+avx512bw,+avx512dq,+avx512vl",
     ),
     "x86_avx2": struct(
         family = "x86",
         isa = "kAvx2",
+        device = "kCpu",
         halide = "x86-64-linux-sse41-avx-avx2-fma-f16c",
         llc = "-mcpu=x86-64 -mattr=+sse4.1,+avx,+avx2,+fma,+f16c",
     ),
     "x86_sse41": struct(
         family = "x86",
         isa = "kSse41",
+        device = "kCpu",
         halide = "x86-64-linux-sse41",
         llc = None,  # CPUs without AVX2: not worth 18 more kernels to build
     ),
     "arm64_fp16_dot": struct(
         family = "arm64",
         isa = "kNeonFp16Dot",
+        device = "kCpu",
         halide = "arm-64-linux-arm_fp16-arm_dot_prod",
         llc = None,
     ),
     "arm64_neon": struct(
         family = "arm64",
         isa = "kNeon",
+        device = "kCpu",
         halide = "arm-64-linux",
+        llc = None,
+    ),
+    # GPU kernels, called from x86-64 hosts. PTX for compute capability 8.0
+    # (A100) also runs on 8.6/8.9/9.0 GPUs: the driver compiles it for them.
+    "cuda_sm80": struct(
+        family = "x86",
+        isa = "kSse41",
+        device = "kCuda",
+        halide = "x86-64-linux-cuda-cuda_capability_80",
+        llc = None,
+    ),
+    # The same GPU schedules as OpenCL C, which tests run on the CPU through
+    # PoCL (no cl_khr_fp16 there: f16 kernels take its bits, see
+    # generators/norm_types.h KernelActivationType).
+    "opencl": struct(
+        family = "x86",
+        isa = "kSse41",
+        device = "kOpenCL",
+        halide = "x86-64-linux-opencl",
         llc = None,
     ),
 }
@@ -49,7 +74,7 @@ TARGETS = {
 # One runtime per family, built for the family's baseline so every kernel of
 # the family can share it.
 RUNTIME_TARGETS = {
-    "x86": "x86-64-linux",
+    "x86": "x86-64-linux-cuda-opencl",  # the GPU APIs load their drivers at first use
     "arm64": "arm-64-linux",
 }
 
@@ -113,7 +138,7 @@ def _by_family(variants, lines):
     return out
 
 def _x_macro_line(v):
-    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, "{config}", {index}, {streaming})'.format(
+    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, {device}, "{config}", {index}, {streaming})'.format(
         name = v.name,
         streaming = "&%s_streaming_argv" % v.name if v.streamed_outputs else "nullptr",
         index = v.config_index,
@@ -123,6 +148,7 @@ def _x_macro_line(v):
         residual = "true" if v.fused_residual else "false",
         target = v.target,
         isa = TARGETS[v.target].isa,
+        device = TARGETS[v.target].device,
         config = " ".join(["%s=%s" % (k, v.params[k]) for k in sorted(v.params)]),
     )
 
@@ -204,6 +230,7 @@ def halide_kernel_library(name, generators, variants, tuning):
     archives = {}  # family -> kernel archives, then the family's runtime archive
     headers = {}  # family -> kernel headers
     assembly = []
+    cuda_ir = []  # the host IR of CUDA kernels, which embeds their PTX
     for v in variants:
         family = TARGETS[v.target].family
         archives.setdefault(family, []).append(v.name + ".a")
@@ -212,8 +239,11 @@ def halide_kernel_library(name, generators, variants, tuning):
         if family in ASSEMBLY_FAMILIES:
             emit.append("assembly")
             assembly.append(v.name + ".s")
-        if v.streamed_outputs:
+        if v.streamed_outputs or TARGETS[v.target].device == "kCuda":
             emit.append("llvm_assembly")
+        if TARGETS[v.target].device == "kCuda":
+            cuda_ir.append(v.name + ".ll")
+        if v.streamed_outputs:
             _streaming_twin(v)
             archives[family].append(v.name + "_streaming.o")
         native.genrule(
@@ -281,6 +311,11 @@ def halide_kernel_library(name, generators, variants, tuning):
     native.filegroup(
         name = name + "_assembly",
         srcs = assembly,  # incompatible where its genrules are
+    )
+
+    native.filegroup(
+        name = name + "_cuda_ir",
+        srcs = cuda_ir,  # for the PTX test (tests/ptx_test.py)
     )
 
     # Only this build's architecture's kernels are built and linked; kernel

@@ -4,26 +4,29 @@ It drives which generators run, which objects link, and variants.inc, which
 the runtime, the tests and the benchmarks all include. Never keep a second list.
 """
 
-load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CPU_CONFIGS")
+load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CONFIGS")
 load("//tools/bazel:halide.bzl", "TARGETS")
 
-# A generator family: its configs per target (tuned or hand) and, per direction, the
-# generator, the schedule knobs it takes, whether it also comes fused
-# with the residual add, and the outputs its streaming-stores twin writes
-# non-temporally (on targets with halide.bzl's `llc`).
+# A generator family: its configs per target (tuned or hand; a target without
+# configs has no variants of the family) and, per direction, the generator,
+# the schedule knobs it takes (CPU and GPU targets have different knobs),
+# whether it also comes fused with the residual add, and the outputs its
+# streaming-stores twin writes non-temporally (on targets with halide.bzl's `llc`).
 _FAMILIES = {
     "row_norm": struct(
-        configs = ROW_NORM_CPU_CONFIGS,
+        configs = ROW_NORM_CONFIGS,
         directions = {
             "fwd": struct(
                 generator = "row_norm_forward",
                 knobs = ["vector_width", "accumulators", "rows_per_task"],
+                gpu_knobs = ["threads", "rows_per_block", "vector_width", "stage_row"],
                 residual = [False, True],
                 streamed = ["y", "residual_out"],
             ),
             "bwd": struct(
                 generator = "row_norm_backward",
                 knobs = ["vector_width", "accumulators"],
+                gpu_knobs = ["threads", "rows_per_block", "vector_width"],
                 residual = [False],
                 streamed = ["dx"],
             ),
@@ -36,12 +39,14 @@ _FAMILIES = {
             "fwd": struct(
                 generator = "channel_norm_forward",
                 knobs = ["vector_width", "pixels_per_task"],
+                gpu_knobs = [],
                 residual = [False],
                 streamed = [],
             ),
             "bwd": struct(
                 generator = "channel_norm_backward",
                 knobs = ["vector_width", "pixels_per_task"],
+                gpu_knobs = [],
                 residual = [False],
                 streamed = [],
             ),
@@ -73,8 +78,9 @@ def _variants():
             for residual in d.residual:
                 for dtype, cc_dtype in DTYPES.items():
                     for target in TARGETS:
-                        for i, knobs in enumerate(family.configs[target]):
-                            params = {k: knobs[k] for k in d.knobs}
+                        gpu = TARGETS[target].device != "kCpu"
+                        for i, knobs in enumerate(family.configs.get(target, [])):
+                            params = {k: knobs[k] for k in (d.gpu_knobs if gpu else d.knobs)}
                             params.update(o.params)
                             params["dtype"] = dtype
                             if residual:

@@ -1,0 +1,81 @@
+#include "runtime/cuda_tensors.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/status.h"
+#include "runtime/tensor_checks.h"
+#include "runtime/variant_registry.h"
+
+// Defined by Halide's runtime where it has the CUDA module (the x86-64
+// build's); weak, so builds without it link (they have no CUDA variants and
+// never call it).
+extern "C" const halide_device_interface_t* halide_cuda_device_interface() __attribute__((weak));
+
+namespace halnorm::internal {
+
+void MoveToCudaDevice(halide_buffer_t* buffer) {
+  buffer->device = reinterpret_cast<uintptr_t>(buffer->host);
+  buffer->device_interface = halide_cuda_device_interface();
+  buffer->host = nullptr;
+}
+
+absl::StatusOr<std::unique_ptr<CudaCall>> CudaCall::Begin(const halnorm_tensor& x, void* stream) {
+  absl::StatusOr<const CudaDriver*> driver = LoadCudaDriver();
+  if (!driver.ok()) return driver.status();
+  absl::StatusOr<CUcontext> context = ContextForPointer(**driver, x.data, "x");
+  if (!context.ok()) return context.status();
+  std::unique_ptr<CudaCall> call(new CudaCall(**driver, *context, stream));
+  HALNORM_RETURN_IF_ERROR(call->scope_.status());
+  return call;
+}
+
+CudaCall::CudaCall(const CudaDriver& driver, CUcontext context, void* stream)
+    : driver_(driver), stream_(stream), scope_(driver, context, stream) {}
+
+CudaCall::~CudaCall() {
+  for (CUdeviceptr pointer : scratch_) {
+    driver_.cuMemFreeAsync(pointer, static_cast<CUstream>(stream_));
+  }
+}
+
+absl::StatusOr<float*> CudaCall::Scratch(int64_t count) {
+  CUdeviceptr pointer = 0;
+  HALNORM_RETURN_IF_ERROR(CudaCheck(
+      driver_,
+      driver_.cuMemAllocAsync(&pointer, static_cast<size_t>(count) * sizeof(float),
+                              static_cast<CUstream>(stream_)),
+      "cuMemAllocAsync (statistics scratch)"));
+  scratch_.push_back(pointer);
+  return reinterpret_cast<float*>(static_cast<uintptr_t>(pointer));
+}
+
+absl::Status CudaCall::Zero(void* data, int64_t bytes) {
+  return CudaCheck(driver_,
+                   driver_.cuMemsetD8Async(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(data)),
+                                           0, static_cast<size_t>(bytes),
+                                           static_cast<CUstream>(stream_)),
+                   "cuMemsetD8Async");
+}
+
+absl::Status CheckCudaParameter(const halnorm_tensor* t, const char* name) {
+  if (t == nullptr || t->dtype == HALNORM_F32) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      name, ": HALNORM_CUDA calls take f32 ", name, " (got ", DtypeName(t->dtype),
+      "); 16-bit parameters run on CPU tensors only for now"));
+}
+
+halnorm_tensor DenseF32Tensor(float* data, const std::vector<int64_t>& shape) {
+  halnorm_tensor t = {};
+  t.data = data;
+  t.dtype = HALNORM_F32;
+  t.device = HALNORM_CUDA;
+  t.rank = static_cast<int32_t>(shape.size());
+  int64_t stride = 1;
+  for (int d = t.rank - 1; d >= 0; d--) {
+    t.shape[d] = shape[d];
+    t.strides[d] = stride;
+    stride *= shape[d];
+  }
+  return t;
+}
+
+}  // namespace halnorm::internal

@@ -1,0 +1,61 @@
+// What a call on HALNORM_CUDA tensors needs besides its kernel: the kernel
+// buffers pointing at device memory, the caller's context and stream made
+// current for the call, and stream-ordered device scratch.
+#ifndef HALNORM_RUNTIME_CUDA_TENSORS_H_
+#define HALNORM_RUNTIME_CUDA_TENSORS_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/cuda_call_context.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/halnorm_c.h"
+
+namespace halnorm::internal {
+
+// Turns a buffer whose `host` holds a CUDA device pointer (as RowBatch and
+// F32Param build them from the caller's tensors) into a device buffer: the
+// kernel uses that memory in place, nothing is copied.
+void MoveToCudaDevice(halide_buffer_t* buffer);
+
+// The call's context (the one owning x's memory) and stream, current until
+// the end of the call, and its scratch, freed in stream order at the end
+// (cuMemFreeAsync: no synchronization with the caller's stream).
+class CudaCall {
+ public:
+  // Errors: no CUDA driver or GPU; x's data is not device memory.
+  static absl::StatusOr<std::unique_ptr<CudaCall>> Begin(const halnorm_tensor& x, void* stream);
+  ~CudaCall();
+
+  void* stream() const { return stream_; }
+
+  // `count` floats of device memory, uninitialized, valid until the call ends.
+  absl::StatusOr<float*> Scratch(int64_t count);
+
+  // Zeroes `bytes` of device memory at `data` (in stream order).
+  absl::Status Zero(void* data, int64_t bytes);
+
+ private:
+  CudaCall(const CudaDriver& driver, CUcontext context, void* stream);
+
+  const CudaDriver& driver_;
+  void* stream_;
+  ScopedCudaCall scope_;
+  std::vector<CUdeviceptr> scratch_;
+};
+
+// HALNORM_CUDA calls take weight and bias in f32 (the kernels read f32 and
+// there is no device-side conversion yet): Unimplemented naming `name` else.
+absl::Status CheckCudaParameter(const halnorm_tensor* t, const char* name);
+
+// A dense f32 tensor of `shape` over device memory `data` (the statistics
+// the caller did not ask for but the kernel always writes).
+halnorm_tensor DenseF32Tensor(float* data, const std::vector<int64_t>& shape);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_CUDA_TENSORS_H_

@@ -1,0 +1,130 @@
+// LayerNorm and RMSNorm forward and backward on HALNORM_CUDA tensors through
+// the public C entry points (dispatch picks the CUDA variant), against the
+// float64 reference, on the same cases as the CPU variants: the tensors are
+// copied to the device whole (tests/cuda_mirror.h), so the host-side checks
+// apply. Runs for real only where a GPU and its driver are; elsewhere every
+// case says SKIPPED. (The CUDA kernels also run through the forced-variant
+// suites, row_norm_{forward,backward}_test, on a GPU machine.)
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/variant_registry.h"
+#include "tests/cuda_mirror.h"
+#include "tests/row_norm_backward_problem.h"
+#include "tests/row_norm_cases.h"
+#include "tests/row_norm_forward_problem.h"
+#include "tests/variant_params.h"
+
+namespace halnorm {
+namespace {
+
+using internal::CudaDriver;
+using internal::Direction;
+using internal::Variant;
+using testutil::CudaMirror;
+using testutil::RowNormCase;
+using testutil::VariantAndCase;
+
+// The cases of each (op, dtype, residual) kind: those of its CUDA config 0.
+std::vector<VariantAndCase> CudaCases(Direction direction) {
+  std::vector<VariantAndCase> params;
+  for (const Variant* variant : testutil::RowNormVariants(direction)) {
+    if (variant->device != internal::Device::kCuda || variant->config_index != 0) continue;
+    for (RowNormCase& c : testutil::RowNormCases(*variant)) params.push_back({variant, c});
+  }
+  return params;
+}
+
+class CudaApiTest : public ::testing::TestWithParam<VariantAndCase> {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<const CudaDriver*> driver = internal::LoadCudaDriver();
+    if (!driver.ok()) GTEST_SKIP() << driver.status().message();
+    driver_ = *driver;
+    absl::StatusOr<internal::CUcontext> context = internal::PrimaryContext(*driver_, 0);
+    ASSERT_TRUE(context.ok()) << context.status();
+    ASSERT_EQ(driver_->cuCtxSetCurrent(*context), 0);
+    mirror_ = std::make_unique<CudaMirror>(*driver_);
+  }
+
+  // Runs `problem` on device copies of its tensors and copies the outputs
+  // back; skips calls the CUDA path does not take yet (16-bit parameters).
+  template <typename Problem>
+  void RunOnDevice(Problem& problem) {
+    const int rc = problem.RunPublic(mirror_->Views());
+    ASSERT_TRUE(mirror_->status().ok()) << mirror_->status();
+    if (rc == HALNORM_ERROR_UNIMPLEMENTED) GTEST_SKIP() << halnorm_last_error();
+    ASSERT_EQ(rc, HALNORM_OK) << halnorm_last_error();
+    for (testutil::TestTensor* output : problem.MutableOutputs()) {
+      const absl::Status copied = mirror_->CopyBack(*output);
+      ASSERT_TRUE(copied.ok()) << copied;
+    }
+  }
+
+  const CudaDriver* driver_ = nullptr;
+  std::unique_ptr<CudaMirror> mirror_;
+};
+
+using CudaForwardTest = CudaApiTest;
+using CudaBackwardTest = CudaApiTest;
+
+TEST_P(CudaForwardTest, MatchesReference) {
+  testutil::ForwardProblem problem(GetParam().row_case);
+  RunOnDevice(problem);
+  if (IsSkipped() || HasFatalFailure()) return;
+  problem.ExpectMatchesReference();
+}
+
+TEST_P(CudaBackwardTest, MatchesReference) {
+  testutil::BackwardProblem problem(GetParam().row_case);
+  RunOnDevice(problem);
+  if (IsSkipped() || HasFatalFailure()) return;
+  problem.ExpectMatchesReference();
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCases, CudaForwardTest,
+                         ::testing::ValuesIn(CudaCases(Direction::kForward)),
+                         testutil::VariantAndCaseTestName);
+INSTANTIATE_TEST_SUITE_P(AllCases, CudaBackwardTest,
+                         ::testing::ValuesIn(CudaCases(Direction::kBackward)),
+                         testutil::VariantAndCaseTestName);
+
+// The call runs on the caller's stream: its results are there once that
+// stream (a non-blocking one, so not ordered with the legacy default
+// stream) is synchronized.
+TEST_F(CudaApiTest, RunsOnTheCallersStream) {
+  const Variant* variant = nullptr;
+  for (const Variant* v : testutil::RowNormVariants(Direction::kForward)) {
+    if (v->device == internal::Device::kCuda && !v->fused_residual) variant = v;
+  }
+  ASSERT_NE(variant, nullptr);
+  RowNormCase c = testutil::MatrixCase(*variant, 64, 4096);
+  c.weight = c.bias = c.mean = c.rstd = false;
+  testutil::ForwardProblem problem(c);
+  internal::CUstream stream = nullptr;
+  ASSERT_EQ(driver_->cuStreamCreate(&stream, /*CU_STREAM_NON_BLOCKING=*/1), 0);
+  halnorm_norm_options options;  // a direct call: the problem's options carry no stream
+  halnorm_norm_options_init(&options);
+  options.eps = c.eps;
+  options.cuda_stream = stream;
+  testutil::TestTensor& y = *problem.MutableOutputs()[0];
+  halnorm_tensor* x_view = mirror_->View(problem.x());
+  halnorm_tensor* y_view = mirror_->View(y);
+  const int rc = variant->op == internal::Op::kRmsNorm
+                     ? halnorm_rms_norm_forward(x_view, nullptr, &options, y_view, nullptr)
+                     : halnorm_layer_norm_forward(x_view, nullptr, nullptr, &options, y_view,
+                                                  nullptr, nullptr);
+  ASSERT_EQ(rc, HALNORM_OK) << halnorm_last_error();
+  ASSERT_EQ(driver_->cuStreamSynchronize(stream), 0);
+  ASSERT_TRUE(mirror_->CopyBack(y).ok());
+  problem.ExpectMatchesReference();
+  driver_->cuStreamDestroy_v2(stream);
+}
+
+}  // namespace
+}  // namespace halnorm
