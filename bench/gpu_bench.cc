@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/halnorm_c.h"
+#include "runtime/tensor_checks.h"
 
 ABSL_FLAG(int64_t, rows, 4096, "rows M");
 ABSL_FLAG(std::string, hidden, "768,1024,2048,4096,8192,16384", "hidden sizes N, comma-separated");
@@ -68,19 +69,9 @@ double MedianSeconds(const CudaDriver& d, int iterations, int repeats, Body body
   return seconds[seconds.size() / 2];
 }
 
-halnorm_tensor Tensor(CUdeviceptr data, halnorm_dtype dtype, std::vector<int64_t> shape) {
-  halnorm_tensor t = {};
-  t.data = reinterpret_cast<void*>(static_cast<uintptr_t>(data));
-  t.dtype = dtype;
-  t.device = HALNORM_CUDA;
-  t.rank = static_cast<int32_t>(shape.size());
-  int64_t stride = 1;
-  for (int d = t.rank - 1; d >= 0; d--) {
-    t.shape[d] = shape[d];
-    t.strides[d] = stride;
-    stride *= shape[d];
-  }
-  return t;
+halnorm_tensor Tensor(CUdeviceptr data, halnorm_dtype dtype, const std::vector<int64_t>& shape) {
+  return internal::DenseTensor(reinterpret_cast<void*>(static_cast<uintptr_t>(data)), dtype,
+                               HALNORM_CUDA, shape);
 }
 
 int Run() {

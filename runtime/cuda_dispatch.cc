@@ -1,7 +1,5 @@
 #include "runtime/cuda_dispatch.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -48,19 +46,6 @@ int RowVectorAlignment(int64_t hidden, int leading,
   int vector = 8;
   while (vector > 1 && !made_of(vector)) vector /= 2;
   return vector;
-}
-
-int ConfigKnob(const Variant& variant, const char* key) {
-  const size_t length = std::strlen(key);
-  for (const char* at = std::strstr(variant.config, key); at != nullptr;
-       at = std::strstr(at + 1, key)) {
-    const bool starts_word = at == variant.config || at[-1] == ' ';
-    if (!starts_word || at[length] != '=') continue;
-    const char* value = at + length + 1;
-    if (std::strncmp(value, "true", 4) == 0) return 1;
-    return std::strncmp(value, "false", 5) == 0 ? 0 : std::atoi(value);
-  }
-  return -1;
 }
 
 absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request) {

@@ -25,10 +25,6 @@ absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request);
 int RowVectorAlignment(int64_t hidden, int leading,
                        std::initializer_list<const halnorm_tensor*> rows);
 
-// The value of knob `key` in a variant's config ("threads=32 stage_row=true"),
-// booleans as 1/0; -1 when the config has no such knob.
-int ConfigKnob(const Variant& variant, const char* key);
-
 }  // namespace halnorm::internal
 
 #endif  // HALNORM_RUNTIME_CUDA_DISPATCH_H_

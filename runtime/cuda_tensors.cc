@@ -63,19 +63,4 @@ absl::Status CheckCudaParameter(const halnorm_tensor* t, const char* name) {
       "); 16-bit parameters run on CPU tensors only for now"));
 }
 
-halnorm_tensor DenseF32Tensor(float* data, const std::vector<int64_t>& shape) {
-  halnorm_tensor t = {};
-  t.data = data;
-  t.dtype = HALNORM_F32;
-  t.device = HALNORM_CUDA;
-  t.rank = static_cast<int32_t>(shape.size());
-  int64_t stride = 1;
-  for (int d = t.rank - 1; d >= 0; d--) {
-    t.shape[d] = shape[d];
-    t.strides[d] = stride;
-    stride *= shape[d];
-  }
-  return t;
-}
-
 }  // namespace halnorm::internal

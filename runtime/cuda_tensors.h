@@ -52,10 +52,6 @@ class CudaCall {
 // there is no device-side conversion yet): Unimplemented naming `name` else.
 absl::Status CheckCudaParameter(const halnorm_tensor* t, const char* name);
 
-// A dense f32 tensor of `shape` over device memory `data` (the statistics
-// the caller did not ask for but the kernel always writes).
-halnorm_tensor DenseF32Tensor(float* data, const std::vector<int64_t>& shape);
-
 }  // namespace halnorm::internal
 
 #endif  // HALNORM_RUNTIME_CUDA_TENSORS_H_

@@ -9,7 +9,6 @@
 #include "HalideRuntime.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/cuda_call_context.h"
-#include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/status.h"
 

@@ -124,23 +124,12 @@ halnorm_tensor NhwcView(const halnorm_tensor& t) {
   return v;
 }
 
-halnorm_tensor DenseF32(float* data, std::vector<int64_t> shape) {
-  halnorm_tensor t{data, HALNORM_F32, HALNORM_CPU, static_cast<int32_t>(shape.size()), {}, {}};
-  int64_t stride = 1;
-  for (int d = t.rank - 1; d >= 0; d--) {
-    t.shape[d] = shape[d];
-    t.strides[d] = stride;
-    stride *= shape[d];
-  }
-  return t;
-}
-
-int ConfigValue(const Variant& v, const char* key) {
-  const char* at = std::strstr(v.config, key);
-  return at ? std::atoi(at + std::strlen(key) + 1) : 0;
-}
 
 // ---- AXES_C on NCHW: the channel-norm kernels --------------------------
+
+halnorm_tensor DenseF32(float* data, const std::vector<int64_t>& shape) {
+  return DenseTensor(data, HALNORM_F32, HALNORM_CPU, shape);
+}
 
 absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced) {
   const halnorm_tensor& x = *a.x;
@@ -185,8 +174,8 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   auto dy_buf = image(*a.dy);
   call.Bind(KernelArg::kDy, dy_buf->get());
   // Partials (lane, c, tile, s): the kernel's vector lanes and pixel tiles.
-  const int64_t lanes = ConfigValue(**chosen, "vector_width");
-  const int64_t tile = ConfigValue(**chosen, "pixels_per_task");
+  const int64_t lanes = ConfigKnob(**chosen, "vector_width");
+  const int64_t tile = ConfigKnob(**chosen, "pixels_per_task");
   const int64_t tiles = (hw + tile - 1) / tile;
   // The kernel writes every partial, so the scratch is never cleared.
   const int64_t partial_count = lanes * c * tiles * n;

@@ -92,7 +92,7 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       if (*wanted != nullptr || (wanted == &mean && a.op != Op::kLayerNorm)) continue;
       absl::StatusOr<float*> data = cuda->Scratch(batch.rows());
       if (!data.ok()) return data.status();
-      *scratch = DenseF32Tensor(*data, PerRowShape(g));
+      *scratch = DenseTensor(*data, HALNORM_F32, HALNORM_CUDA, PerRowShape(g));
       *wanted = scratch;
     }
     batch.PlaceOnCuda();

@@ -160,4 +160,20 @@ absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name, const ha
                          DeviceName(x.device), " (a call's tensors share one device)");
 }
 
+halnorm_tensor DenseTensor(void* data, halnorm_dtype dtype, halnorm_device device,
+                           const std::vector<int64_t>& shape) {
+  halnorm_tensor t = {};
+  t.data = data;
+  t.dtype = dtype;
+  t.device = device;
+  t.rank = static_cast<int32_t>(shape.size());
+  int64_t stride = 1;
+  for (int d = t.rank - 1; d >= 0; d--) {
+    t.shape[d] = shape[d];
+    t.strides[d] = stride;
+    stride *= shape[d];
+  }
+  return t;
+}
+
 }  // namespace halnorm::internal

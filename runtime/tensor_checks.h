@@ -1,10 +1,12 @@
-// Validation of halnorm_tensor descriptors. Every message starts with the
-// argument's name, so the caller knows which one is wrong.
+// halnorm_tensor descriptors: validation (every message starts with the
+// argument's name, so the caller knows which one is wrong), and dense ones
+// the runtime builds over its own memory.
 #ifndef HALNORM_RUNTIME_TENSOR_CHECKS_H_
 #define HALNORM_RUNTIME_TENSOR_CHECKS_H_
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
@@ -21,6 +23,10 @@ int64_t NumElements(const halnorm_tensor& t);
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name);
 
 const char* DeviceName(halnorm_device device);
+
+// A contiguous (row-major) tensor of `shape` over `data`.
+halnorm_tensor DenseTensor(void* data, halnorm_dtype dtype, halnorm_device device,
+                           const std::vector<int64_t>& shape);
 
 // `t` is on x's device.
 absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name, const halnorm_tensor& x);

@@ -1,5 +1,8 @@
 #include "runtime/variant_registry.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "runtime/kernels.h"
 
 namespace halnorm::internal {
@@ -24,6 +27,19 @@ bool BuildHasDevice(Device device) {
     if (v.device == device) return true;
   }
   return false;
+}
+
+int ConfigKnob(const Variant& variant, const char* key) {
+  const size_t length = std::strlen(key);
+  for (const char* at = std::strstr(variant.config, key); at != nullptr;
+       at = std::strstr(at + 1, key)) {
+    const bool starts_word = at == variant.config || at[-1] == ' ';
+    if (!starts_word || at[length] != '=') continue;
+    const char* value = at + length + 1;
+    if (std::strncmp(value, "true", 4) == 0) return 1;
+    return std::strncmp(value, "false", 5) == 0 ? 0 : std::atoi(value);
+  }
+  return -1;
 }
 
 const Variant* FindVariant(absl::string_view name) {

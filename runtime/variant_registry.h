@@ -46,6 +46,10 @@ absl::Span<const Variant> AllVariants();
 // This build has kernels for `device` (CUDA: x86-64 builds).
 bool BuildHasDevice(Device device);
 
+// The value of knob `key` in a variant's config ("threads=32 stage_row=true"),
+// booleans as 1/0; -1 when the config has no such knob.
+int ConfigKnob(const Variant& variant, const char* key);
+
 // The variant named `name`, or nullptr (a linear scan: not for per-call use).
 const Variant* FindVariant(absl::string_view name);
 
