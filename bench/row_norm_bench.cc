@@ -162,8 +162,8 @@ void Register(const Case& c, int repetitions) {
   RegisterCase(name, RowNorm, c, repetitions);
 }
 
-// Dispatched variants, or with `all` every variant of the benchmarked
-// (op, direction, dtype) this CPU runs.
+// Dispatched variants, or with `all` every CPU variant of the benchmarked
+// (op, direction, dtype) this CPU runs (GPU ones: //bench:gpu_bench).
 void RegisterCases(bool all, int repetitions) {
   for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
     for (Direction direction : {Direction::kForward, Direction::kBackward}) {
@@ -172,7 +172,7 @@ void RegisterCases(bool all, int repetitions) {
         if (all) {
           for (const Variant& v : internal::AllVariants()) {
             if (v.op == op && v.direction == direction && v.dtype == dtype && !v.fused_residual &&
-                internal::HostSupports(v.isa)) {
+                v.device == internal::Device::kCpu && internal::HostSupports(v.isa)) {
               variants.push_back(&v);
             }
           }
