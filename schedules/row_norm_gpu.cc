@@ -2,13 +2,14 @@
 // code, OpenCL (which tests run on the CPU through PoCL).
 //
 // A block normalizes rows_per_block rows. Each row is read by `threads`
-// threads, each loading `vector` contiguous elements (16 bytes) a step, so a
-// step of a row's threads is one coalesced span. The statistics reduce the
-// threads' partial sums in halving stages (RowReduction::ThreadSum), then
-// the output map reads the row again (from L1/L2, or from shared memory when
-// the row is staged there). Backward's dweight/dbias partials are a second
-// kernel over fixed row chunks, summed by a third (the runtime's), so they
-// do not depend on the launch shape.
+// threads, each loading `vector` contiguous elements a step (one vector
+// load), so a step of a row's threads is one coalesced span. The statistics
+// reduce the threads' partial sums in halving stages
+// (RowReduction::ThreadSum), then the output map reads the row again (from
+// L1/L2, or from shared memory when the row is staged there). Backward's
+// dweight/dbias partials are a second kernel over fixed row chunks, summed
+// over the chunks in order by a third, so they do not depend on the launch
+// shape.
 #include "schedules/row_norm_schedule.h"
 
 #include <algorithm>
@@ -17,7 +18,6 @@ namespace halnorm {
 
 using Halide::Func;
 using Halide::LoopLevel;
-using Halide::Stage;
 using Halide::TailStrategy;
 using Halide::Var;
 
@@ -35,6 +35,7 @@ namespace {
 // one-row lane loop is simplified away), while compute_with of the per-row
 // outputs widens those scalars' bounds to every row under a GuardWithIf row
 // split. A warp-per-row config (threads = 32) reduces through shared memory.
+
 // Elements every shared allocation's innermost storage extent is rounded up
 // to (see ScheduleRowStatistics): the widest vector of f32 lane sums.
 constexpr int kSharedAlignment = 8;
