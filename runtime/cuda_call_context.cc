@@ -14,6 +14,8 @@ thread_local CUstream call_stream = nullptr;
 
 }  // namespace
 
+bool InScopedCudaCall() { return call_context != nullptr; }
+
 ScopedCudaCall::ScopedCudaCall(const CudaDriver& driver, CUcontext context, void* stream)
     : driver_(driver), previous_context_(call_context), previous_stream_(call_stream) {
   call_context = context;

@@ -25,6 +25,10 @@ namespace halnorm::internal {
 // library call: the kernel itself, copies, and freeing Halide's device state.
 // Scopes nest; the inner one wins until it ends. Not movable: it must end on
 // the thread and in the order it began.
+// A ScopedCudaCall is in effect on this thread (a call on HALNORM_CUDA
+// tensors set its context and stream up already).
+bool InScopedCudaCall();
+
 class ScopedCudaCall {
  public:
   ScopedCudaCall(const CudaDriver& driver, CUcontext context, void* stream);

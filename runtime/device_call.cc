@@ -174,8 +174,10 @@ absl::Status RunOnDevice(const Variant& variant, int (*entry)(void** args), void
                          void* cuda_stream) {
   HALNORM_RETURN_IF_ERROR(DeviceAvailable(variant.device));
   HALNORM_RETURN_IF_ERROR(CheckGpuConfigFits(variant, args));
+  // Calls on HALNORM_CUDA tensors already run inside their context and
+  // stream (cuda_tensors.h CudaCall); host tensors (tests) need one here.
   std::optional<ScopedCudaCall> cuda_call;
-  if (variant.device == Device::kCuda) {
+  if (variant.device == Device::kCuda && !InScopedCudaCall()) {
     const CudaDriver& driver = **LoadCudaDriver();
     absl::StatusOr<CUcontext> context = CudaContextFor(driver, variant, args);
     if (!context.ok()) return context.status();
