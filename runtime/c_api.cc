@@ -13,17 +13,24 @@
 
 namespace {
 
-// Runs one entry point's body and reports its status, turning exceptions
-// (std::bad_alloc from scratch buffers) into HALNORM_ERROR_KERNEL.
+// Runs one entry point's body and reports its status. Nothing escapes: a
+// failed host allocation anywhere (scratch, converted parameters, an error
+// message) is HALNORM_ERROR_KERNEL, "out of memory: ...", reported without
+// allocating (tests/alloc_failure_test.cc fails each allocation in turn).
 template <typename Body>
-int Report(Body body) {
+int Report(Body body) noexcept {
+  using halnorm::internal::ReportOutOfMemory;
   using halnorm::internal::ReportToCaller;
   try {
     return ReportToCaller(body());
   } catch (const std::bad_alloc&) {
-    return ReportToCaller(absl::ResourceExhaustedError("out of memory for scratch buffers"));
+    return ReportOutOfMemory();
   } catch (const std::exception& e) {
-    return ReportToCaller(absl::InternalError(e.what()));
+    try {
+      return ReportToCaller(absl::InternalError(e.what()));
+    } catch (...) {  // no memory for the message
+      return ReportOutOfMemory();
+    }
   }
 }
 
@@ -99,7 +106,11 @@ int halnorm_load_tuning_file(const char* path) {
 }
 
 const char* halnorm_tuning_source(void) {
-  return halnorm::internal::CurrentDispatchTuning().source.c_str();
+  try {
+    return halnorm::internal::CurrentDispatchTuning().source.c_str();
+  } catch (const std::bad_alloc&) {  // the first use reads HALNORM_TUNING_FILE
+    return "unknown (out of memory reading the tuning state)";
+  }
 }
 
 }  // extern "C"

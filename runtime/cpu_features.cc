@@ -6,6 +6,8 @@
 #if defined(__aarch64__)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
+#else
+#include "runtime/x86_f16c.h"
 #endif
 
 namespace halnorm::internal {
@@ -28,8 +30,7 @@ Isa DetectHostIsa() {
       __builtin_cpu_supports("avx512vl")) {
     return Isa::kAvx512;
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c")) {
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && CpuHasF16c()) {
     return Isa::kAvx2;
   }
   return Isa::kSse41;

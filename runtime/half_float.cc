@@ -4,6 +4,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "runtime/x86_f16c.h"
 #endif
 
 namespace halnorm::internal {
@@ -94,7 +96,7 @@ __attribute__((target("avx,f16c"))) void FloatsToHalvesF16c(const float* in, uin
 }
 
 bool HasF16c() {
-  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  static const bool has = CpuHasF16c();
   return has;
 }
 #endif
@@ -131,6 +133,7 @@ void FloatsToHalves(const float* __restrict in, uint16_t* __restrict out, int64_
 }  // namespace
 
 void ToF32(const halnorm_tensor& t, int64_t count, float* __restrict out) {
+  if (count == 0) return;  // data may be null (see StoreFromF32)
   const auto* __restrict bits = static_cast<const uint16_t*>(t.data);
   switch (t.dtype) {
     case HALNORM_F16:
@@ -151,6 +154,9 @@ std::vector<float> ToF32(const halnorm_tensor& t, int64_t count) {
 }
 
 void StoreFromF32(const float* __restrict values, int64_t count, const halnorm_tensor& t) {
+  // An empty tensor's data may be null, and so may an empty vector's: no
+  // memcpy from or to null, even of 0 bytes (UBSan; found by fuzzing).
+  if (count == 0) return;
   auto* __restrict bits = static_cast<uint16_t*>(t.data);
   switch (t.dtype) {
     case HALNORM_F16:

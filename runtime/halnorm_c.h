@@ -3,7 +3,9 @@
  * Shapes and strides are given like PyTorch/NumPy: outermost first, strides
  * in elements. Every function returns 0 on success; otherwise an error code
  * (halnorm_status) and halnorm_last_error() names the argument at fault. On
- * error no output is written. Nothing prints or aborts inside a call. */
+ * an argument error no output is written (a kernel that runs out of memory
+ * partway may leave finished tiles written: README, Guarantees). Nothing
+ * prints or aborts inside a call. */
 #ifndef HALNORM_RUNTIME_HALNORM_C_H_
 #define HALNORM_RUNTIME_HALNORM_C_H_
 
@@ -11,10 +13,16 @@
 
 #ifdef __cplusplus
 extern "C" {
+/* In C++ every int32 is a value of these enums, so the library may read and
+ * reject whatever int a C caller stored (an out-of-range value of a plain
+ * C++ enum is undefined behavior). Same size and ABI as C's int enums. */
+#define HALNORM_ENUM_BASE : int32_t
+#else
+#define HALNORM_ENUM_BASE
 #endif
 
-typedef enum { HALNORM_F32 = 0, HALNORM_F16 = 1, HALNORM_BF16 = 2 } halnorm_dtype;
-typedef enum { HALNORM_CPU = 0, HALNORM_CUDA = 1 } halnorm_device;
+typedef enum HALNORM_ENUM_BASE { HALNORM_F32 = 0, HALNORM_F16 = 1, HALNORM_BF16 = 2 } halnorm_dtype;
+typedef enum HALNORM_ENUM_BASE { HALNORM_CPU = 0, HALNORM_CUDA = 1 } halnorm_device;
 
 typedef struct {
   void* data;
@@ -35,14 +43,14 @@ typedef struct {
   void* cuda_stream;              /* optional, for HALNORM_CUDA tensors */
 } halnorm_norm_options;
 
-typedef enum {
+typedef enum HALNORM_ENUM_BASE {
   HALNORM_AXES_C = 0,   /* per pixel over C (ConvNeXt, SAM, timm) */
   HALNORM_AXES_CHW = 1, /* over C,H,W per sample (GroupNorm(1)) */
   HALNORM_AXES_HW = 2   /* over H,W per channel */
 } halnorm_axes;
 
 /* Return codes (added to the contract; 0 is success). */
-typedef enum {
+typedef enum HALNORM_ENUM_BASE {
   HALNORM_OK = 0,
   HALNORM_ERROR_INVALID_ARGUMENT = 1, /* bad tensor, shape, dtype or option */
   HALNORM_ERROR_UNIMPLEMENTED = 2,    /* op or option not built yet */

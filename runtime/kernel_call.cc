@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/device_call.h"
 #include "runtime/status.h"
+#include "runtime/thread_limit.h"
 
 namespace halnorm::internal {
 
@@ -53,6 +54,8 @@ absl::Status KernelCall::Run() {
     }
   }
   InstallHalideErrorHandler();
+  InstallParallelLoop();
+  ClearHalideError();  // a message left by an earlier failure is not this call's
   if (variant_.device != Device::kCpu) return RunOnDevice(variant_, entry_, args_, cuda_stream_);
   return KernelStatus(entry_(args_), variant_.name);
 }

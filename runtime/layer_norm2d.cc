@@ -1,5 +1,6 @@
 #include "runtime/layer_norm2d.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,15 @@ bool StatPixelsContiguous(const halnorm_tensor* t) {
 }
 bool ChannelsLast(const halnorm_tensor& t) { return t.shape[1] == 1 || t.strides[1] == 1; }
 
+// The first of x, y/dx, dy not in `layout` (nullptr if none): the tensor a
+// layout error names, so a mismatched output or gradient is not blamed on x.
+const char* OutOfLayout(const Args2d& a, bool (*layout)(const halnorm_tensor&)) {
+  if (!layout(*a.x)) return "x";
+  if (!layout(*a.out)) return a.out_name;
+  if (a.dy != nullptr && !layout(*a.dy)) return "dy";
+  return nullptr;
+}
+
 // An NCHW tensor seen as NHWC (the rows are pixels, the feature is C).
 halnorm_tensor NhwcView(const halnorm_tensor& t) {
   halnorm_tensor v = t;
@@ -143,53 +153,99 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   if (!chosen.ok()) return chosen.status();
   const halide_type_t act = HalideType(x.dtype), f32 = HalideType(HALNORM_F32);
   const int64_t n = a.N(), c = a.C(), hw = a.HW();
-  auto image = [&](const halnorm_tensor& t) {
-    return std::make_unique<KernelBuffer>(
-        t.data, act, std::initializer_list<DimSpec>{{hw, 1}, {c, t.strides[1]}, {n, t.strides[0]}});
-  };
   // Statistics the caller does not want still need somewhere to go.
   std::vector<float> mean_scratch(a.mean ? 0 : n * hw), rstd_scratch(a.rstd ? 0 : n * hw);
-  auto per_pixel = [&](const halnorm_tensor* t, std::vector<float>& scratch) {
-    void* data = t ? t->data : scratch.data();
-    const int64_t sample_stride = t ? t->strides[0] : hw;
-    return std::make_unique<KernelBuffer>(
-        data, f32, std::initializer_list<DimSpec>{{hw, 1}, {1, 0}, {n, sample_stride}});
+  struct PerPixel {
+    char* data;
+    int64_t sample_stride;
   };
+  auto per_pixel = [&](const halnorm_tensor* t, std::vector<float>& scratch) {
+    return t ? PerPixel{static_cast<char*>(t->data), t->strides[0]}
+             : PerPixel{reinterpret_cast<char*>(scratch.data()), hw};
+  };
+  const PerPixel mean = per_pixel(a.mean, mean_scratch), rstd = per_pixel(a.rstd, rstd_scratch);
+  // Backward partials (lane, c, tile, s): the kernel's vector lanes and
+  // pixel tiles, one block per sample.
+  const int64_t lanes = backward ? ConfigKnob(**chosen, "vector_width") : 0;
+  const int64_t tile = backward ? ConfigKnob(**chosen, "pixels_per_task") : 1;
+  const int64_t tiles = (hw + tile - 1) / tile;
+  const int64_t sample_partials = lanes * c * tiles;
+
+  // Tensors past the kernels' 32-bit offsets run in pieces of whole samples
+  // (row_batch.h: a sample's channels are whole planes apart, so a piece of
+  // pixels would span as much as its sample). Pixels are independent, and
+  // each sample's partials go where one call over all samples puts them, so
+  // the pieces change no result.
+  auto image_operand = [&](const char* name, const halnorm_tensor& t) {
+    return PieceOperand{name, (c - 1) * t.strides[1] + hw, DtypeBytes(t.dtype), t.strides[0], 0};
+  };
+  PieceOperand operands[7];
+  size_t count = 0;
+  operands[count++] = image_operand("x", x);
+  operands[count++] = image_operand(a.out_name, *a.out);
+  if (backward) operands[count++] = image_operand("dy", *a.dy);
+  operands[count++] = {"mean", hw, 4, mean.sample_stride, 0};
+  operands[count++] = {"rstd", hw, 4, rstd.sample_stride, 0};
+  if (a.weight) operands[count++] = {"weight", c, 4, 0, 0};
+  if (a.bias && !backward) operands[count++] = {"bias", c, 4, 0, 0};
+  const PiecePartials partials =
+      backward ? PiecePartials{"x", sample_partials * 4, 1} : PiecePartials{};
+  absl::StatusOr<PiecePlan> plan =
+      PlanPieces(n, 1, c * hw, absl::MakeConstSpan(operands, count), partials, KernelSpanLimit(),
+                 "sample", "C*H*W: AXES_C over NCHW normalizes each pixel across channels");
+  if (!plan.ok()) return plan.status();
+  RecordPiecesForTesting(plan->rows_per_piece < n, false);
+
   F32Param weight(a.weight, c, x.data);
+  F32Param bias(backward ? nullptr : a.bias, c, x.data);
   KernelCall call(**chosen);
   call.Bind(KernelArg::kWeight, weight.buffer()).Bind(KernelArg::kHasWeight, weight.present());
-  auto x_buf = image(x), out_buf = image(*a.out);
-  auto mean_buf = per_pixel(a.mean, mean_scratch), rstd_buf = per_pixel(a.rstd, rstd_scratch);
-  call.Bind(KernelArg::kX, x_buf->get())
-      .Bind(backward ? KernelArg::kDx : KernelArg::kY, out_buf->get())
-      .Bind(KernelArg::kMean, mean_buf->get())
-      .Bind(KernelArg::kRstd, rstd_buf->get());
   if (!backward) {
-    F32Param bias(a.bias, c, x.data);
     call.Bind(KernelArg::kBias, bias.buffer())
         .Bind(KernelArg::kHasBias, bias.present())
         .Bind(KernelArg::kEps, a.eps);
-    return call.Run();
   }
-  auto dy_buf = image(*a.dy);
-  call.Bind(KernelArg::kDy, dy_buf->get());
-  // Partials (lane, c, tile, s): the kernel's vector lanes and pixel tiles.
-  const int64_t lanes = ConfigKnob(**chosen, "vector_width");
-  const int64_t tile = ConfigKnob(**chosen, "pixels_per_task");
-  const int64_t tiles = (hw + tile - 1) / tile;
   // The kernel writes every partial, so the scratch is never cleared.
-  const int64_t partial_count = lanes * c * tiles * n;
-  float* const dweight_partial = ThreadScratch(2 * partial_count);
-  float* const dbias_partial = dweight_partial + partial_count;
-  const std::initializer_list<DimSpec> partial_dims = {
-      {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {n, lanes * c * tiles}};
-  KernelBuffer dw(dweight_partial, f32, partial_dims), db(dbias_partial, f32, partial_dims);
-  call.Bind(KernelArg::kDweightPartial, dw.get()).Bind(KernelArg::kDbiasPartial, db.get());
-  HALNORM_RETURN_IF_ERROR(call.Run());
+  const int64_t partial_count = sample_partials * n;
+  float* const dweight_partial = backward ? ThreadScratch(2 * partial_count) : nullptr;
+  float* const dbias_partial = backward ? dweight_partial + partial_count : nullptr;
+  // Allocated before the kernel writes dx: failing afterwards would leave it
+  // written with an error returned.
+  std::vector<float> dweight_sum(a.dweight ? c : 0), dbias_sum(a.dbias ? c : 0);
+  for (int64_t first = 0; first < n; first += plan->rows_per_piece) {
+    const int64_t samples = std::min(plan->rows_per_piece, n - first);
+    auto image = [&](const halnorm_tensor& t, KernelBuffer& buffer) {
+      buffer.Set(static_cast<char*>(t.data) + first * t.strides[0] * DtypeBytes(t.dtype), act,
+                 {{hw, 1},
+                  {c, KernelStride(c, t.strides[1])},
+                  {samples, KernelStride(samples, t.strides[0])}});
+      return buffer.get();
+    };
+    auto stats = [&](const PerPixel& p, KernelBuffer& buffer) {
+      buffer.Set(p.data + first * p.sample_stride * 4, f32,
+                 {{hw, 1}, {1, 0}, {samples, KernelStride(samples, p.sample_stride)}});
+      return buffer.get();
+    };
+    KernelBuffer x_buf, out_buf, dy_buf, mean_buf, rstd_buf, dw_buf, db_buf;
+    call.Bind(KernelArg::kX, image(x, x_buf))
+        .Bind(backward ? KernelArg::kDx : KernelArg::kY, image(*a.out, out_buf))
+        .Bind(KernelArg::kMean, stats(mean, mean_buf))
+        .Bind(KernelArg::kRstd, stats(rstd, rstd_buf));
+    if (backward) {
+      const std::initializer_list<DimSpec> partial_dims = {
+          {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {samples, sample_partials}};
+      dw_buf.Set(dweight_partial + first * sample_partials, f32, partial_dims);
+      db_buf.Set(dbias_partial + first * sample_partials, f32, partial_dims);
+      call.Bind(KernelArg::kDy, image(*a.dy, dy_buf))
+          .Bind(KernelArg::kDweightPartial, dw_buf.get())
+          .Bind(KernelArg::kDbiasPartial, db_buf.get());
+    }
+    HALNORM_RETURN_IF_ERROR(call.Run());
+  }
+  if (!backward) return absl::OkStatus();
   // Fixed order: for each channel, samples, then tiles, then lanes.
-  auto store = [&](const float* partial, halnorm_tensor* out) {
+  auto store = [&](const float* partial, std::vector<float>& sum, halnorm_tensor* out) {
     if (out == nullptr) return;
-    std::vector<float> sum(c, 0.f);
     for (int64_t block = 0; block < tiles * n; block++) {
       for (int64_t ch = 0; ch < c; ch++) {
         for (int64_t l = 0; l < lanes; l++) sum[ch] += partial[(block * c + ch) * lanes + l];
@@ -197,8 +253,8 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
     }
     StoreFromF32(sum.data(), c, *out);
   };
-  store(dweight_partial, a.dweight);
-  store(dbias_partial, a.dbias);
+  store(dweight_partial, dweight_sum, a.dweight);
+  store(dbias_partial, dbias_sum, a.dbias);
   return absl::OkStatus();
 }
 
@@ -225,11 +281,11 @@ std::vector<float> Expand(const halnorm_tensor* t, const FeatureLayout& at) {
   return out;
 }
 
-// Sums each channel's features, in feature order, and stores them in `out`.
+// Sums each channel's features, in feature order, into `sum` (C zeros,
+// allocated before any output was written) and stores them in `out`.
 void StoreChannelSums(const std::vector<float>& values, const FeatureLayout& at,
-                      halnorm_tensor* out) {
+                      std::vector<float>& sum, halnorm_tensor* out) {
   if (out == nullptr) return;
-  std::vector<float> sum(at.channels, 0.f);
   for (int64_t c = 0; c < at.channels; c++) {
     for (int64_t i = 0; i < at.per_channel; i++) sum[c] += values[at(c, i)];
   }
@@ -260,18 +316,40 @@ absl::Status ChannelsLastRows(const Args2d& a) {
                  a.dbias, 1);
 }
 
+// A channels-last sample (C contiguous) must be one run of H*W*C values.
+// Checked here, in the caller's NCHW dims, rather than by the row norm on the
+// NHWC view, whose dim numbers the caller never sees.
+absl::Status CheckChannelsLastSample(const halnorm_tensor* t, const char* name) {
+  if (t == nullptr) return absl::OkStatus();
+  const int64_t c = t->shape[1], w = t->shape[3];
+  if (w > 1 && t->strides[3] != c) {
+    return InvalidArgument(name, ": a channels-last sample must be contiguous; dim 3 (W) has "
+                           "stride ", t->strides[3], ", expected ", c);
+  }
+  if (t->shape[2] > 1 && t->strides[2] != w * c) {
+    return InvalidArgument(name, ": a channels-last sample must be contiguous; dim 2 (H) has "
+                           "stride ", t->strides[2], ", expected ", w * c);
+  }
+  return absl::OkStatus();
+}
+
 // AXES_CHW: a sample is one row of C*H*W (NCHW, or H*W*C channels-last);
 // the per-channel affine becomes a per-feature one by repeating each
 // channel's value over its features.
 absl::Status SampleRows(const Args2d& a) {
-  const bool channels_last = a.C() > 1 && ChannelsLast(*a.x) && ChannelsLast(*a.out) &&
-                             (a.dy == nullptr || ChannelsLast(*a.dy));
+  const bool channels_last = a.C() > 1 && OutOfLayout(a, ChannelsLast) == nullptr;
+  if (channels_last) {
+    HALNORM_RETURN_IF_ERROR(CheckChannelsLastSample(a.x, "x"));
+    HALNORM_RETURN_IF_ERROR(CheckChannelsLastSample(a.out, a.out_name));
+    HALNORM_RETURN_IF_ERROR(CheckChannelsLastSample(a.dy, "dy"));
+  }
   const FeatureLayout at{a.C(), a.HW(), channels_last};
   const std::vector<int64_t> row_shape =
       channels_last ? std::vector<int64_t>{a.x->shape[2], a.x->shape[3], a.C()}
                     : std::vector<int64_t>{a.C(), a.x->shape[2], a.x->shape[3]};
   std::vector<float> weight = Expand(a.weight, at), bias = Expand(a.bias, at);
   std::vector<float> dweight(a.dweight ? a.C() * a.HW() : 0), dbias(a.dbias ? a.C() * a.HW() : 0);
+  std::vector<float> dweight_sum(a.dweight ? a.C() : 0), dbias_sum(a.dbias ? a.C() : 0);
   halnorm_tensor w = DenseF32(weight.data(), row_shape), b = DenseF32(bias.data(), row_shape);
   halnorm_tensor dw = DenseF32(dweight.data(), row_shape), db = DenseF32(dbias.data(), row_shape);
   auto view = [&](const halnorm_tensor& t) { return channels_last ? NhwcView(t) : t; };
@@ -280,8 +358,8 @@ absl::Status SampleRows(const Args2d& a) {
   HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
                                   a.bias ? &b : nullptr, out, a.mean, a.rstd,
                                   a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 3));
-  StoreChannelSums(dweight, at, a.dweight);
-  StoreChannelSums(dbias, at, a.dbias);
+  StoreChannelSums(dweight, at, dweight_sum, a.dweight);
+  StoreChannelSums(dbias, at, dbias_sum, a.dbias);
   return absl::OkStatus();
 }
 
@@ -293,8 +371,17 @@ absl::Status ChannelRows(const Args2d& a) {
   const std::vector<float> weight = a.weight ? ToF32(*a.weight, c_count) : std::vector<float>{};
   const std::vector<float> bias = a.bias ? ToF32(*a.bias, c_count) : std::vector<float>{};
   std::vector<float> dweight(a.dweight ? c_count * hw : 0), dbias(a.dbias ? c_count * hw : 0);
+  std::vector<float> dweight_sum(a.dweight ? c_count : 0), dbias_sum(a.dbias ? c_count : 0);
   std::vector<float> w_plane(hw), b_plane(hw);
   const FeatureLayout at{c_count, hw, false};
+  // Statistics the forward's caller did not ask for: [N,C] scratch, here,
+  // before any channel's y is written (each channel's call would otherwise
+  // allocate its own after the channels before it were written).
+  const std::vector<int64_t> stats_shape = {a.N(), c_count};
+  std::vector<float> mean_scratch(a.mean ? 0 : a.N() * c_count);
+  std::vector<float> rstd_scratch(a.rstd ? 0 : a.N() * c_count);
+  const halnorm_tensor mean_all = a.mean ? *a.mean : DenseF32(mean_scratch.data(), stats_shape);
+  const halnorm_tensor rstd_all = a.rstd ? *a.rstd : DenseF32(rstd_scratch.data(), stats_shape);
   // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as [N].
   auto slice = [](const halnorm_tensor& t, int64_t c) {
     halnorm_tensor s = t;
@@ -314,15 +401,13 @@ absl::Status ChannelRows(const Args2d& a) {
     halnorm_tensor db = DenseF32(dbias.data() + (a.dbias ? c * hw : 0), plane);
     halnorm_tensor x = slice(*a.x, c), out = slice(*a.out, c);
     halnorm_tensor dy = a.dy ? slice(*a.dy, c) : halnorm_tensor{};
-    halnorm_tensor mean = a.mean ? slice(*a.mean, c) : halnorm_tensor{};
-    halnorm_tensor rstd = a.rstd ? slice(*a.rstd, c) : halnorm_tensor{};
+    halnorm_tensor mean = slice(mean_all, c), rstd = slice(rstd_all, c);
     HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
-                                    a.bias ? &b : nullptr, out, a.mean ? &mean : nullptr,
-                                    a.rstd ? &rstd : nullptr, a.dweight ? &dw : nullptr,
-                                    a.dbias ? &db : nullptr, 2));
+                                    a.bias ? &b : nullptr, out, &mean, &rstd,
+                                    a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 2));
   }
-  StoreChannelSums(dweight, at, a.dweight);
-  StoreChannelSums(dbias, at, a.dbias);
+  StoreChannelSums(dweight, at, dweight_sum, a.dweight);
+  StoreChannelSums(dbias, at, dbias_sum, a.dbias);
   return absl::OkStatus();
 }
 
@@ -342,25 +427,27 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
     case HALNORM_AXES_HW:
       // A channel's H*W values must be one contiguous run: with channels-last
       // strides they are C apart, which no kernel here reads without a copy.
-      if (!PixelsContiguous(*a.x) || !PixelsContiguous(*a.out) ||
-          (a.dy != nullptr && !PixelsContiguous(*a.dy))) {
+      if (const char* name = OutOfLayout(a, PixelsContiguous)) {
         return InvalidArgument(
-            "x: AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
+            name, ": AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
       }
       return ChannelRows(a);
     default:
       break;
   }
-  const bool pixels = PixelsContiguous(*a.x) && PixelsContiguous(*a.out) &&
-                      (!backward || PixelsContiguous(*a.dy)) && StatPixelsContiguous(a.mean) &&
-                      StatPixelsContiguous(a.rstd);
-  if (pixels) return ChannelKernel(a, backward, forced);
-  if (ChannelsLast(*a.x) && ChannelsLast(*a.out) && (!backward || ChannelsLast(*a.dy))) {
-    return ChannelsLastRows(a);
-  }
+  const char* not_nchw = OutOfLayout(a, PixelsContiguous);
+  const bool stats_nchw = StatPixelsContiguous(a.mean) && StatPixelsContiguous(a.rstd);
+  if (not_nchw == nullptr && stats_nchw) return ChannelKernel(a, backward, forced);
+  const char* not_channels_last = OutOfLayout(a, ChannelsLast);
+  if (not_channels_last == nullptr) return ChannelsLastRows(a);
+  // Name the tensor that breaks the layout x has.
+  const char* name = PixelsContiguous(*a.x) ? not_nchw
+                     : ChannelsLast(*a.x)   ? not_channels_last
+                                            : "x";
+  if (name == nullptr) name = StatPixelsContiguous(a.mean) ? "rstd" : "mean";
   return InvalidArgument(
-      "x: AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with contiguous "
-      "H,W) or channels-last strides for every activation");
+      name, ": AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with "
+      "contiguous H,W) or channels-last strides for every activation");
 }
 
 }  // namespace
@@ -377,6 +464,9 @@ absl::Status LayerNorm2dBackward(const halnorm_tensor* dy, const halnorm_tensor*
                                  const halnorm_tensor* weight, halnorm_axes axes,
                                  halnorm_tensor* dx, halnorm_tensor* dweight, halnorm_tensor* dbias,
                                  const Variant* variant) {
+  // Run tells the passes apart by dy: a null dy must not run the forward
+  // pass (which would overwrite mean and rstd). Found by fuzzing.
+  if (dy == nullptr) return InvalidArgument("dy: tensor is null");
   // eps is unused by the backward pass (rstd carries it); 0 passes the check.
   return Run({axes, 0.f, x, dy, weight, nullptr, dx, "dx", mean, rstd, dweight, dbias}, variant);
 }

@@ -76,7 +76,7 @@ int RowsPerChunk(int64_t rows, int64_t hidden, halnorm_dtype dtype) {
   return static_cast<int>(std::max<int64_t>(1, std::min(fits_l2, wanted)));
 }
 
-// Adds the `count / hidden` partials (n, chunk, b, outer), in that fixed
+// Adds the `count / hidden` partials (n, slot, b, outer), in that fixed
 // order, into the first one, and stores that into `out`.
 void StoreSumOfPartials(float* partials, int64_t count, int64_t hidden, const halnorm_tensor& out) {
   float* sum = partials;
@@ -132,14 +132,44 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     }
     return absl::OkStatus();
   }
-  batch.AddRows(KernelArg::kDy, *a.dy);
-  batch.AddRows(KernelArg::kX, *a.x);
-  batch.AddRows(KernelArg::kDx, *a.dx);
+  batch.AddRows(KernelArg::kDy, *a.dy, "dy");
+  batch.AddRows(KernelArg::kX, *a.x, "x");
+  batch.AddRows(KernelArg::kDx, *a.dx, "dx");
   // Without a residual gradient, dy stands in (never read: has_dresidual).
-  batch.AddRows(KernelArg::kDresidual, a.opt.residual ? *a.opt.residual : *a.dy);
-  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, a.mean);
-  batch.AddPerRow(KernelArg::kRstd, a.rstd);
+  if (a.opt.residual) {
+    batch.AddRows(KernelArg::kDresidual, *a.opt.residual, "opt->residual");
+  } else {
+    batch.AddRows(KernelArg::kDresidual, *a.dy, "dy");
+  }
+  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, a.mean, "mean");
+  batch.AddPerRow(KernelArg::kRstd, a.rstd, "rstd");
   batch.Fold();
+
+  // CPU kernels write one partial per chunk of rows along the folded dim r,
+  // per b line and outer index; GPU kernels sum their chunks themselves and
+  // write one per b line and outer index (and piece, below).
+  const bool gpu = (*chosen)->device != Device::kCpu;
+  const int64_t r_extent = batch.folded_extent(0);
+  const int64_t b_extent = batch.folded_extent(1);
+  // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
+  // (row_batch.h). A piece that splits a line starts on a chunk boundary and
+  // writes its chunks' partials where an unsplit call would: the sums below
+  // are bitwise those of one kernel call over the whole tensor.
+  const PiecePartials partials{"x", g.hidden * 4,
+                               gpu ? 0 : RowsPerChunk(r_extent, g.hidden, a.x->dtype)};
+  const PieceOperand weight_operand{"weight", g.hidden, 4, 0, 0};
+  HALNORM_RETURN_IF_ERROR(
+      batch.Split(a.weight ? absl::MakeConstSpan(&weight_operand, 1)
+                           : absl::Span<const PieceOperand>(),
+                  partials));
+  if (on_cuda && batch.piece_count() > 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "x: on HALNORM_CUDA, a backward call on tensors past what one kernel call addresses "
+        "(",
+        SpanLimitText(KernelSpanLimit()),
+        " per tensor) is not supported yet: the GPU kernels write dweight/dbias once per "
+        "call (run the rows in several calls and add their dweight/dbias)"));
+  }
 
   // CPU tensors: the offset is folded into the f32 weight here; CUDA
   // weights are used in place and the kernel adds it (weight_offset).
@@ -147,15 +177,12 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   if (on_cuda) MoveToCudaDevice(weight.buffer());
   const halide_type_t f32 = HalideType(HALNORM_F32);
 
-  // GPU kernels write their partials already summed over the chunks.
-  const bool gpu = (*chosen)->device != Device::kCpu;
-  const int rows_per_chunk = gpu ? GpuRowsPerChunk(batch.folded_extent(0))
-                                 : RowsPerChunk(batch.folded_extent(0), g.hidden, a.x->dtype);
-  const int64_t chunks =
-      gpu ? 1 : (batch.folded_extent(0) + rows_per_chunk - 1) / rows_per_chunk;
-  const int64_t b_extent = batch.folded_extent(1);
-  const int64_t partial_size = g.hidden * chunks * b_extent;
-  const int64_t partial_count = partial_size * batch.outer_extent();
+  const int rows_per_chunk =
+      gpu ? GpuRowsPerChunk(r_extent) : static_cast<int>(batch.plan().rows_per_slot);
+  // Partial slots per line: the chunks (CPU), the pieces along r (GPU).
+  const int64_t slots =
+      gpu ? batch.pieces_per_line() : (r_extent + rows_per_chunk - 1) / rows_per_chunk;
+  const int64_t partial_count = g.hidden * slots * b_extent * batch.outer_extent();
   float* dweight_partials = nullptr;
   float* dbias_partials = nullptr;
   if (on_cuda) {
@@ -188,13 +215,21 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
       .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)
       .OnCudaStream(a.opt.cuda_stream);
-  for (int64_t o = 0; o < batch.outer_extent(); o++) {
-    batch.Bind(call, o);
+  for (int64_t i = 0; i < batch.piece_count(); i++) {
+    const RowPiece piece = batch.Piece(i);
+    batch.Bind(call, piece);
+    // Partials (n, slot, b, outer), in the order they are summed.
+    const int64_t first_slot = gpu ? piece.row_piece : piece.row_begin / rows_per_chunk;
+    const int64_t piece_slots = gpu ? 1 : (piece.rows + rows_per_chunk - 1) / rows_per_chunk;
+    const int64_t offset =
+        ((piece.outer * b_extent + piece.line_begin) * slots + first_slot) * g.hidden;
     const std::initializer_list<DimSpec> partial_dims = {
-        {g.hidden, 1}, {chunks, g.hidden}, {b_extent, g.hidden * chunks}};
-    KernelBuffer dweight_partial(dweight_partials + o * partial_size, f32, partial_dims);
-    KernelBuffer dbias_partial(a.op == Op::kLayerNorm ? dbias_partials + o * partial_size : nullptr,
-                               f32, partial_dims);
+        {g.hidden, 1},
+        {piece_slots, KernelStride(piece_slots, g.hidden)},
+        {piece.lines, KernelStride(piece.lines, g.hidden * slots)}};
+    KernelBuffer dweight_partial(dweight_partials + offset, f32, partial_dims);
+    KernelBuffer dbias_partial(a.op == Op::kLayerNorm ? dbias_partials + offset : nullptr, f32,
+                               partial_dims);
     if (on_cuda) {
       MoveToCudaDevice(dweight_partial.get());
       MoveToCudaDevice(dbias_partial.get());

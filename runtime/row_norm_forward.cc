@@ -1,5 +1,5 @@
 // LayerNorm / RMSNorm forward: checks, then one kernel call per folded
-// outer row index.
+// outer row index (or per piece of rows, for tensors past 2 GiB).
 #include <memory>
 #include <utility>
 #include <vector>
@@ -32,8 +32,9 @@ struct ForwardArgs {
 
 absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
   const halnorm_tensor& x = *a.x;
-  HALNORM_RETURN_IF_ERROR(CheckLikeX(a.y, "y", x, g));
+  // x first: an output made like a bad x must not take the blame.
   HALNORM_RETURN_IF_ERROR(CheckContiguousFrom(x, "x", g.leading));
+  HALNORM_RETURN_IF_ERROR(CheckLikeX(a.y, "y", x, g));
   if (a.opt.residual != nullptr) {
     HALNORM_RETURN_IF_ERROR(CheckLikeX(a.opt.residual, "opt->residual", x, g));
     if (a.opt.residual_out == nullptr) {
@@ -97,15 +98,25 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
     }
     batch.PlaceOnCuda();
   }
-  batch.AddRows(KernelArg::kX, *a.x);
-  batch.AddRows(KernelArg::kY, *a.y);
+  batch.AddRows(KernelArg::kX, *a.x, "x");
+  batch.AddRows(KernelArg::kY, *a.y, "y");
   if (residual) {
-    batch.AddRows(KernelArg::kResidual, *a.opt.residual);
-    batch.AddRows(KernelArg::kResidualOut, *a.opt.residual_out);
+    batch.AddRows(KernelArg::kResidual, *a.opt.residual, "opt->residual");
+    batch.AddRows(KernelArg::kResidualOut, *a.opt.residual_out, "opt->residual_out");
   }
-  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, mean);
-  batch.AddPerRow(KernelArg::kRstd, rstd);
+  if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, mean, "mean");
+  batch.AddPerRow(KernelArg::kRstd, rstd, "rstd");
   batch.Fold();
+  // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
+  // (row_batch.h); rows are independent, so the pieces change no result.
+  // weight and bias go to the kernel as hidden f32 values.
+  PieceOperand per_call[2];
+  size_t per_call_count = 0;
+  for (auto [name, t] : {NamedTensor{"weight", a.weight}, NamedTensor{"bias", a.bias}}) {
+    if (t != nullptr) per_call[per_call_count++] = {name, g.hidden, 4, 0, 0};
+  }
+  HALNORM_RETURN_IF_ERROR(
+      batch.Split(absl::MakeConstSpan(per_call, per_call_count), PiecePartials{}));
 
   // CPU tensors: the offset is folded into the f32 weight here; CUDA
   // weights are used in place and the kernel adds it (weight_offset).
@@ -124,8 +135,8 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)
       .Bind(KernelArg::kEps, a.opt.eps)
       .OnCudaStream(a.opt.cuda_stream);
-  for (int64_t o = 0; o < batch.outer_extent(); o++) {
-    batch.Bind(call, o);
+  for (int64_t i = 0; i < batch.piece_count(); i++) {
+    batch.Bind(call, batch.Piece(i));
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
   return absl::OkStatus();

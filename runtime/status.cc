@@ -1,5 +1,7 @@
 #include "runtime/status.h"
 
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 
 #include "HalideRuntime.h"
@@ -10,16 +12,23 @@ namespace halnorm::internal {
 namespace {
 
 thread_local std::string last_error;
+// Set instead of last_error when there was no memory for the message.
+thread_local const char* fixed_error = nullptr;
 // Halide reports an error through the handler, then the kernel returns a
-// nonzero code on the same thread; this holds the text in between.
-thread_local std::string last_halide_error;
+// nonzero code; this holds the text in between (text[0] == 0: none).
+thread_local HalideErrorText pending_halide_error;
 
+constexpr char kOutOfMemory[] = "out of memory: a host allocation failed";
+constexpr char kNoMemoryForMessage[] = "out of memory while reporting an error";
+
+// Called from Halide's runtime, possibly on a pool thread: must not throw.
 void CaptureHalideError(void* /*user_context*/, const char* message) {
-  last_halide_error = message;
+  char* text = pending_halide_error.text;
+  size_t length = strnlen(message, sizeof(pending_halide_error.text) - 1);
   // Halide messages end with a newline; the caller adds its own framing.
-  while (!last_halide_error.empty() && last_halide_error.back() == '\n') {
-    last_halide_error.pop_back();
-  }
+  while (length > 0 && message[length - 1] == '\n') length--;
+  std::memcpy(text, message, length);
+  text[length] = '\0';
 }
 
 int CodeFor(absl::StatusCode code) {
@@ -40,28 +49,50 @@ int CodeFor(absl::StatusCode code) {
 
 }  // namespace
 
-int ReportToCaller(const absl::Status& status) {
+int ReportToCaller(const absl::Status& status) noexcept {
+  fixed_error = nullptr;
   if (status.ok()) {
     last_error.clear();
-  } else {
-    last_error = std::string(status.message());
+    return HALNORM_OK;
+  }
+  try {
+    last_error.assign(status.message().data(), status.message().size());
+  } catch (...) {  // std::bad_alloc
+    fixed_error = kNoMemoryForMessage;
   }
   return CodeFor(status.code());
 }
 
-const char* LastErrorMessage() { return last_error.c_str(); }
+int ReportOutOfMemory() noexcept {
+  fixed_error = kOutOfMemory;
+  return HALNORM_ERROR_KERNEL;
+}
+
+const char* LastErrorMessage() { return fixed_error != nullptr ? fixed_error : last_error.c_str(); }
 
 void InstallHalideErrorHandler() {
   static std::once_flag once;
   std::call_once(once, [] { halide_set_error_handler(&CaptureHalideError); });
 }
 
+bool TakeHalideError(HalideErrorText* out) noexcept {
+  if (pending_halide_error.text[0] == '\0') return false;
+  *out = pending_halide_error;
+  pending_halide_error.text[0] = '\0';
+  return true;
+}
+
+void SetHalideError(const HalideErrorText& error) noexcept { pending_halide_error = error; }
+
+void ClearHalideError() noexcept { pending_halide_error.text[0] = '\0'; }
+
 absl::Status KernelStatus(int halide_code, const char* kernel_name) {
   if (halide_code == 0) return absl::OkStatus();
-  std::string detail = last_halide_error.empty() ? absl::StrCat("Halide error code ", halide_code)
-                                                 : last_halide_error;
-  last_halide_error.clear();
-  return absl::InternalError(absl::StrCat("kernel ", kernel_name, " failed: ", detail));
+  HalideErrorText detail;
+  if (!TakeHalideError(&detail)) {
+    std::snprintf(detail.text, sizeof(detail.text), "Halide error code %d", halide_code);
+  }
+  return absl::InternalError(absl::StrCat("kernel ", kernel_name, " failed: ", detail.text));
 }
 
 }  // namespace halnorm::internal

@@ -1,8 +1,11 @@
 #include "runtime/tensor_checks.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/status.h"
 #include "runtime/variant_registry.h"
@@ -10,8 +13,8 @@
 namespace halnorm::internal {
 namespace {
 
-// Kernels index with 32-bit offsets (Halide without large_buffers).
-constexpr int64_t kMaxSpanBytes = std::numeric_limits<int32_t>::max();
+thread_local int64_t kernel_span_limit = kKernelMaxSpanBytes;
+thread_local PieceRecordForTesting* piece_record = nullptr;
 
 std::string ShapeString(absl::Span<const int64_t> shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
@@ -39,9 +42,53 @@ ByteRange RangeOf(const halnorm_tensor* t) {
   return {lo, lo + static_cast<uintptr_t>((last + 1) * DtypeBytes(t->dtype))};
 }
 
+// Whether two elements of `t` may share memory: taking the dims by stride,
+// each must step past all that the smaller-stride dims reach. Sufficient, as
+// PyTorch's check is: an exotic interleaving that happens not to overlap is
+// refused too. (Fuzzing found outputs with overlapping rows accepted.)
+bool MayOverlapItself(const halnorm_tensor& t) {
+  std::array<std::pair<int64_t, int64_t>, 4> dims;  // (stride, extent)
+  int count = 0;
+  for (int d = 0; d < t.rank; d++) {
+    if (t.shape[d] > 1) dims[count++] = {t.strides[d], t.shape[d]};
+  }
+  std::sort(dims.begin(), dims.begin() + count);
+  int64_t reach = 0;  // the largest offset the dims so far reach (bounded by CheckTensor)
+  for (int i = 0; i < count; i++) {
+    if (dims[i].first <= reach) return true;
+    reach += (dims[i].second - 1) * dims[i].first;
+  }
+  return false;
+}
+
 }  // namespace
 
 int64_t DtypeBytes(halnorm_dtype dtype) { return dtype == HALNORM_F32 ? 4 : 2; }
+
+int64_t KernelSpanLimit() { return kernel_span_limit; }
+
+ScopedKernelSpanLimitForTesting::ScopedKernelSpanLimitForTesting(int64_t max_span_bytes)
+    : previous_limit_(kernel_span_limit), previous_record_(piece_record) {
+  kernel_span_limit = max_span_bytes;
+  piece_record = &record_;
+}
+
+ScopedKernelSpanLimitForTesting::~ScopedKernelSpanLimitForTesting() {
+  kernel_span_limit = previous_limit_;
+  piece_record = previous_record_;
+}
+
+void RecordPiecesForTesting(bool split, bool chunks_shrunk) {
+  if (piece_record == nullptr) return;
+  piece_record->calls++;
+  piece_record->split_calls += split;
+  piece_record->chunks_shrunk += chunks_shrunk;
+}
+
+std::string SpanLimitText(int64_t max_span_bytes) {
+  if (max_span_bytes == kKernelMaxSpanBytes) return "2^31 bytes";
+  return absl::StrCat(max_span_bytes + 1, " bytes");
+}
 
 int64_t NumElements(const halnorm_tensor& t) {
   int64_t n = 1;
@@ -80,10 +127,17 @@ absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
   }
   if (elements == 0) return absl::OkStatus();
   if (t->data == nullptr) return InvalidArgument(name, ": data is null");
-  if (last >= kMaxSpanBytes / DtypeBytes(t->dtype)) {
-    return InvalidArgument(name,
-                           ": spans more than 2^31 bytes; kernels address at most 2 GiB "
-                           "per tensor");
+  // The runtime offsets pointers by bytes (pieces of a call, overlap
+  // checks): those must fit too, and stay inside the address space.
+  int64_t span_bytes;
+  if (__builtin_add_overflow(last, 1, &span_bytes) ||
+      __builtin_mul_overflow(span_bytes, DtypeBytes(t->dtype), &span_bytes)) {
+    return InvalidArgument(name, ": shape ", ShapeString(Shape(*t)),
+                           " with its strides overflows 64-bit byte offsets");
+  }
+  if (reinterpret_cast<uintptr_t>(t->data) > UINTPTR_MAX - static_cast<uintptr_t>(span_bytes)) {
+    return InvalidArgument(name, ": its ", span_bytes,
+                           " bytes from data run past the end of the address space");
   }
   return absl::OkStatus();
 }
@@ -126,11 +180,11 @@ absl::Status CheckOutputsDisjoint(absl::Span<const NamedTensor> outputs,
   for (size_t i = 0; i < outputs.size(); i++) {
     const auto& [name, out] = outputs[i];
     out_ranges[i] = RangeOf(out);
-    if (out == nullptr) continue;
-    for (int d = 0; d < out->rank; d++) {
-      if (out->shape[d] > 1 && out->strides[d] == 0) {
-        return InvalidArgument(name, ": dim ", d, " has stride 0, so outputs would overlap");
-      }
+    if (out != nullptr && MayOverlapItself(*out)) {
+      return InvalidArgument(name, ": strides [", absl::StrJoin(absl::MakeConstSpan(out->strides,
+                                                                                out->rank),
+                                                               ", "),
+                             "] make elements share memory (writes would race)");
     }
   }
   for (size_t i = 0; i < outputs.size(); i++) {

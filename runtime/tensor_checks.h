@@ -5,6 +5,8 @@
 #define HALNORM_RUNTIME_TENSOR_CHECKS_H_
 
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,9 +19,57 @@ namespace halnorm::internal {
 int64_t DtypeBytes(halnorm_dtype dtype);
 int64_t NumElements(const halnorm_tensor& t);
 
-// Non-null, a known device (CPU or CUDA: the op checks which it runs), a known dtype, rank 1..4, non-negative shape and
-// strides, non-null data when non-empty, and a byte span the kernels can
-// address (< 2^31 bytes).
+// The kernels are compiled without Halide's large_buffers, so one kernel
+// call addresses each buffer it takes with 32-bit offsets: at most
+// kKernelMaxSpanBytes bytes from its first element to the end of its last
+// (less than 2^31), and at most kKernelMaxElements elements. Tensors past
+// that are not refused: a call on them runs as several kernel calls, each on
+// a piece of whole rows (row_batch.h, PlanPieces).
+inline constexpr int64_t kKernelMaxSpanBytes = std::numeric_limits<int32_t>::max();
+inline constexpr int64_t kKernelMaxElements = std::numeric_limits<int32_t>::max();
+
+// The span calls on this thread split at: kKernelMaxSpanBytes, unless a
+// ScopedKernelSpanLimitForTesting lives on this thread.
+int64_t KernelSpanLimit();
+
+// What the calls on one thread planned while a ScopedKernelSpanLimitForTesting
+// lived (LayerNorm2d over H,W makes one row-norm call per channel).
+struct PieceRecordForTesting {
+  int64_t calls = 0;          // calls that planned pieces (those with rows)
+  int64_t split_calls = 0;    // of those, split into more kernel calls than unsplit
+  int64_t chunks_shrunk = 0;  // of those, with dweight/dbias chunks made smaller to fit
+};
+
+// Lowers KernelSpanLimit() on this thread while it lives (restoring the
+// previous one after), so tests run small tensors through the same pieces as
+// tensors past 2 GiB, and records what the calls planned. Tests only.
+class ScopedKernelSpanLimitForTesting {
+ public:
+  explicit ScopedKernelSpanLimitForTesting(int64_t max_span_bytes);
+  ~ScopedKernelSpanLimitForTesting();
+  ScopedKernelSpanLimitForTesting(const ScopedKernelSpanLimitForTesting&) = delete;
+  ScopedKernelSpanLimitForTesting& operator=(const ScopedKernelSpanLimitForTesting&) = delete;
+
+  const PieceRecordForTesting& record() const { return record_; }
+
+ private:
+  int64_t previous_limit_;
+  PieceRecordForTesting* previous_record_;
+  PieceRecordForTesting record_;
+};
+
+// Called by each call that plans pieces: counts it in the record of the
+// ScopedKernelSpanLimitForTesting living on this thread, if any.
+void RecordPiecesForTesting(bool split, bool chunks_shrunk);
+
+// What a buffer must stay under, for messages: "2^31 bytes" for the kernels'
+// limit, "<max + 1> bytes" for a test's.
+std::string SpanLimitText(int64_t max_span_bytes);
+
+// Non-null, a known device (CPU or CUDA: the op checks which it runs), a
+// known dtype, rank 1..4, non-negative shape and strides, non-null data when
+// non-empty, and element and byte offsets that fit in int64 (any size past
+// that is the op's to split or refuse: see kKernelMaxSpanBytes).
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name);
 
 const char* DeviceName(halnorm_device device);

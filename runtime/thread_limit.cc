@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "HalideRuntime.h"
+#include "runtime/status.h"
 
 namespace halnorm::internal {
 namespace {
@@ -32,22 +33,62 @@ int RunSlice(void* user_context, int slice, uint8_t* closure) {
   return RunRange(user_context, loop->task, begin, end, loop->closure);
 }
 
+// A loop's tasks, wrapped: a failing task's Halide message (reported on the
+// thread that ran it) is moved here, the first one kept, and handed to the
+// thread running the loop afterwards. Without it a task failing on a pool
+// thread (a kernel's halide_malloc returning null) made the call say only
+// "Halide error code -11", and left the message on the pool thread.
+struct ErrorCarrier {
+  halide_task_t task;
+  uint8_t* closure;
+  std::mutex mutex;
+  bool failed = false;
+  HalideErrorText first_error;
+};
+
+int CarryErrors(void* user_context, int i, uint8_t* closure) {
+  auto* carrier = reinterpret_cast<ErrorCarrier*>(closure);
+  const int code = carrier->task(user_context, i, carrier->closure);
+  if (code != 0) {
+    HalideErrorText error;
+    if (TakeHalideError(&error)) {
+      std::lock_guard<std::mutex> lock(carrier->mutex);
+      if (!carrier->failed) {
+        carrier->first_error = error;
+        carrier->failed = true;
+      }
+    }
+  }
+  return code;
+}
+
 int LimitedParFor(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
   const int limit = thread_limit.load(std::memory_order_relaxed);
+  // On this thread alone: an error stays here.
   if (size <= 1 || limit == 1) return RunRange(user_context, task, min, min + size, closure);
+  ErrorCarrier carrier{task, closure};
+  auto* carried = reinterpret_cast<uint8_t*>(&carrier);
+  int code;
   if (limit <= 0 || size <= limit) {
-    return halide_default_do_par_for(user_context, task, min, size, closure);
+    code = halide_default_do_par_for(user_context, CarryErrors, min, size, carried);
+  } else {
+    SlicedLoop loop{CarryErrors, min, size, limit, carried};
+    code = halide_default_do_par_for(user_context, RunSlice, 0, limit,
+                                     reinterpret_cast<uint8_t*>(&loop));
   }
-  SlicedLoop loop{task, min, size, limit, closure};
-  return halide_default_do_par_for(user_context, RunSlice, 0, limit,
-                                   reinterpret_cast<uint8_t*>(&loop));
+  if (carrier.failed) SetHalideError(carrier.first_error);
+  return code;
 }
 
 }  // namespace
 
-void SetThreadLimit(int n) {
+void InstallParallelLoop() {
   static std::once_flag once;
   std::call_once(once, [] { halide_set_custom_do_par_for(&LimitedParFor); });
+}
+
+void SetThreadLimit(int n) {
+  InstallParallelLoop();
   thread_limit.store(n > 0 ? n : 0, std::memory_order_relaxed);
   halide_set_num_threads(n > 0 ? n : 0);
 }

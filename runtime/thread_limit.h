@@ -12,6 +12,12 @@ namespace halnorm::internal {
 // the limit (the pool's default, one thread per core). Process-wide.
 void SetThreadLimit(int n);
 
+// Installs the kernels' do_par_for (idempotent; every kernel call does):
+// besides the limit, it carries a Halide error a task reports on a pool
+// thread back to the thread running the loop, so the call's status has
+// Halide's message (status.h HalideErrorText).
+void InstallParallelLoop();
+
 }  // namespace halnorm::internal
 
 #endif  // HALNORM_RUNTIME_THREAD_LIMIT_H_

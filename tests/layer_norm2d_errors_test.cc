@@ -122,6 +122,16 @@ class LayerNorm2dErrorsTest : public ::testing::Test {
   halnorm_tensor* dbias = dbias_.view();
 };
 
+// Channels-last strides for t's NCHW shape, as if its buffer held W = `w`
+// columns (w > t->shape[3]: each row of pixels padded).
+void UseChannelsLast(halnorm_tensor* t, int64_t w) {
+  const int64_t c = t->shape[1];
+  t->strides[1] = 1;
+  t->strides[3] = c;
+  t->strides[2] = w * c;
+  t->strides[0] = t->shape[2] * w * c;
+}
+
 // Everything else in this file relies on the baselines being valid (these
 // unchecked calls may write their outputs).
 TEST_F(LayerNorm2dErrorsTest, ValidCallsSucceed) {
@@ -248,6 +258,16 @@ TEST_F(LayerNorm2dErrorsTest, BackwardXOfRank3) {
   EXPECT_THAT(LastError(), NamesArgument("x"));
 }
 
+// A null dy once ran the forward pass instead, writing the saved mean/rstd.
+TEST_F(LayerNorm2dErrorsTest, BackwardNullDy) {
+  for (halnorm_axes each : {HALNORM_AXES_C, HALNORM_AXES_CHW, HALNORM_AXES_HW}) {
+    UseAxes(each);
+    dy = nullptr;
+    EXPECT_EQ(Backward(), HALNORM_ERROR_INVALID_ARGUMENT) << "axes " << each;
+    EXPECT_THAT(LastError(), NamesArgument("dy"));
+  }
+}
+
 TEST_F(LayerNorm2dErrorsTest, BackwardNullMean) {
   saved_mean = nullptr;
   EXPECT_EQ(Backward(), HALNORM_ERROR_INVALID_ARGUMENT);
@@ -295,6 +315,35 @@ TEST_F(LayerNorm2dErrorsTest, BackwardDbiasOfWrongSize) {
   dbias->shape[0] = kC - 1;
   EXPECT_EQ(Backward(), HALNORM_ERROR_INVALID_ARGUMENT);
   EXPECT_THAT(LastError(), NamesArgument("dbias"));
+}
+
+// Layout errors name the tensor that differs from x, not x.
+TEST_F(LayerNorm2dErrorsTest, BackwardChannelsLastDyWithNchwX) {
+  UseChannelsLast(dy, kW);
+  EXPECT_EQ(Backward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("dy"));
+  UseAxes(HALNORM_AXES_HW);
+  EXPECT_EQ(Backward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("dy"));
+}
+
+TEST_F(LayerNorm2dErrorsTest, ForwardNchwYWithChannelsLastX) {
+  UseChannelsLast(x, kW);
+  EXPECT_EQ(Forward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+}
+
+// A channels-last sample with padded pixel rows is not one run of C*H*W:
+// the message counts dims as the caller does (NCHW: H is dim 2).
+TEST_F(LayerNorm2dErrorsTest, ForwardPaddedChannelsLastSample) {
+  UseAxes(HALNORM_AXES_CHW);
+  for (halnorm_tensor* t : {x, y}) {
+    t->shape[3] = kW - 1;
+    UseChannelsLast(t, kW);
+  }
+  EXPECT_EQ(Forward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), ::testing::HasSubstr("dim 2 (H) has stride 15, expected 12"));
 }
 
 TEST_F(LayerNorm2dErrorsTest, BackwardUnknownAxes) {

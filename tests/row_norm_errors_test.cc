@@ -165,6 +165,31 @@ TEST_F(RowNormErrorsTest, RmsForwardYAliasesX) {
   EXPECT_THAT(LastError(), NamesArgument("y"));
 }
 
+// x column-major and y made like it (empty_like): the error is x's.
+TEST_F(RowNormErrorsTest, StridedNormalizedDimNamesXNotY) {
+  for (halnorm_tensor* t : {x, y}) {
+    t->strides[0] = 1;
+    t->strides[1] = kRows;
+  }
+  EXPECT_EQ(RmsNormForward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+  EXPECT_THAT(LastError(), HasSubstr("contiguous"));
+  EXPECT_EQ(LayerNormForward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("x"));
+}
+
+// Rows of an output that overlap each other (a row stride shorter than the
+// row): threads would race on the shared elements. Found by fuzzing.
+TEST_F(RowNormErrorsTest, OutputRowsOverlap) {
+  y->strides[0] = kHidden / 2;
+  EXPECT_EQ(RmsNormForward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("y"));
+  EXPECT_THAT(LastError(), HasSubstr("share memory"));
+  dx->strides[0] = 0;  // every row the same memory
+  EXPECT_EQ(RmsNormBackward(), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), NamesArgument("dx"));
+}
+
 TEST_F(RowNormErrorsTest, RmsForwardNegativeEps) {
   options_.eps = -1.0f;
   EXPECT_EQ(RmsNormForward(), HALNORM_ERROR_INVALID_ARGUMENT);

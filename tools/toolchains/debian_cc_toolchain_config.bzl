@@ -1,11 +1,13 @@
-"""cc_toolchain_config for Debian's aarch64 cross compiler (g++-aarch64-linux-gnu).
+"""debian_cc_toolchain_config: a cc_toolchain_config for a Debian compiler.
 
-Bazel 4 has no aarch64 toolchain of its own; this one names the cross tools,
-the directories their built-in include paths point at (Bazel rejects
-#includes from anywhere else), and the flags Bazel's own Unix toolchain adds
-per compilation mode. Third-party -dev packages come from Debian's arm64
-multiarch (tools/setup.sh), so headers stay under /usr/include and libraries
-under /usr/lib/aarch64-linux-gnu, which the cross compiler searches.
+Two use it: Debian's aarch64 cross compiler (g++-aarch64-linux-gnu, for
+--config=aarch64) and clang (for --config=fuzz: libFuzzer needs clang's
+coverage instrumentation). Bazel 4's auto-configured toolchain is gcc for the
+host only; each config here names its tools, the directories their built-in
+include paths point at (Bazel rejects #includes from anywhere else), and the
+flags Bazel's own Unix toolchain adds per compilation mode. Third-party -dev
+packages are Debian's (for ARM64 its arm64 multiarch, tools/setup.sh), so
+headers stay under /usr/include and libraries where the compilers look.
 """
 
 load(
@@ -16,8 +18,6 @@ load(
     "tool_path",
 )
 load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
-
-_PREFIX = "/usr/bin/aarch64-linux-gnu-"
 
 _COMPILE_ACTIONS = [
     ACTION_NAMES.assemble,
@@ -39,7 +39,9 @@ def _flags(actions, flags):
 
 def _impl(ctx):
     tools = ["ar", "cpp", "gcc", "gcov", "ld", "nm", "objcopy", "objdump", "strip"]
-    tool_paths = [tool_path(name = t, path = _PREFIX + t) for t in tools]
+    paths = {t: ctx.attr.tool_prefix + t for t in tools}
+    paths.update(ctx.attr.tools)
+    tool_paths = [tool_path(name = t, path = p) for t, p in paths.items()]
     tool_paths.append(tool_path(name = "dwp", path = "/bin/false"))
 
     features = [
@@ -89,24 +91,45 @@ def _impl(ctx):
     return cc_common.create_cc_toolchain_config_info(
         ctx = ctx,
         features = features,
-        cxx_builtin_include_directories = [
-            "/usr/aarch64-linux-gnu/include",
-            "/usr/lib/gcc-cross/aarch64-linux-gnu",
-            "/usr/include",
-        ],
-        toolchain_identifier = "debian-aarch64-linux-gnu",
+        cxx_builtin_include_directories = ctx.attr.builtin_include_directories,
+        toolchain_identifier = ctx.attr.identifier,
         host_system_name = "x86_64-unknown-linux-gnu",
-        target_system_name = "aarch64-linux-gnu",
-        target_cpu = "aarch64",
+        target_system_name = ctx.attr.target_system_name,
+        target_cpu = ctx.attr.target_cpu,
         target_libc = "glibc",
-        compiler = "gcc",
-        abi_version = "aarch64",
+        compiler = ctx.attr.compiler,
+        abi_version = ctx.attr.target_cpu,
         abi_libc_version = "glibc",
         tool_paths = tool_paths,
     )
 
-aarch64_cc_toolchain_config = rule(
+debian_cc_toolchain_config = rule(
     implementation = _impl,
-    attrs = {},
+    attrs = {
+        "identifier": attr.string(mandatory = True),
+        "compiler": attr.string(mandatory = True, doc = "gcc or clang"),
+        "target_cpu": attr.string(mandatory = True, doc = "Bazel's --cpu: k8, aarch64"),
+        "target_system_name": attr.string(mandatory = True),
+        "tool_prefix": attr.string(doc = "Path prefix of ar, gcc, ld, nm, ..."),
+        "tools": attr.string_dict(doc = "Tools not at tool_prefix + name (e.g. gcc: clang-14)."),
+        "builtin_include_directories": attr.string_list(mandatory = True),
+    },
     provides = [CcToolchainConfigInfo],
 )
+
+def debian_cc_toolchain(name, config, identifier):
+    """A cc_toolchain over `config` whose tools are on the host, outside Bazel."""
+    native.cc_toolchain(
+        name = name,
+        all_files = ":empty",
+        ar_files = ":empty",
+        as_files = ":empty",
+        compiler_files = ":empty",
+        dwp_files = ":empty",
+        linker_files = ":empty",
+        objcopy_files = ":empty",
+        strip_files = ":empty",
+        supports_param_files = True,
+        toolchain_config = config,
+        toolchain_identifier = identifier,
+    )
