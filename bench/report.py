@@ -166,7 +166,7 @@ def run_torch(op, dtype, shape, threads, reps):
     try:
         import torch_peer  # python3-torch is optional: only this column needs it
     except ImportError as error:
-        why = f"n/a: PyTorch not importable ({error}); tools/setup.sh --report installs it"
+        why = f"n/a: PyTorch not importable ({error}); tools/setup.sh installs it"
         return [Row(op, direction, dtype, shape, count, "pytorch", None, why.replace(",", ""))
                 for count in threads for direction in DIRECTIONS]
     rows = []

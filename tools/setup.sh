@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package halnorm builds, tests and benchmarks with
-# (with --report, also the performance report's PyTorch and gnuplot; with
-# --aarch64, the ARM64 cross compiler, qemu and the arm64 -dev packages).
+# (with --report, also the performance report's gnuplot; with --aarch64,
+# the ARM64 cross compiler, qemu and the arm64 -dev packages).
 # Idempotent: only missing packages are installed, so a second run is a no-op.
 set -euo pipefail
 
@@ -15,14 +15,17 @@ packages=(
   libdnnl-dev              # oneDNN 2.6: benchmark peer
   pocl-opencl-icd          # runs the GPU schedules (OpenCL builds) on the CPU in tests
   ocl-icd-opencl-dev       # libOpenCL.so, the name Halide's OpenCL runtime loads
+  patchelf pkgconf         # //:dist (drops Bazel's RUNPATH) and its test (pkg-config)
+  clang-14 libclang-rt-14-dev  # --config=fuzz: libFuzzer, clang's ASan/UBSan (tools/fuzz.sh)
+  python3-numpy            # the Python binding (python/) and its tests
+  python3-torch            # its torch tests' oracle, halnorm.torch; the report's PyTorch column
 )
 
 arm64=false
 for option in "$@"; do
   case "$option" in
-    # The performance report's peers (bazel run //bench:report): large.
+    # The performance report's plot (bazel run //bench:report).
     --report) packages+=(
-        python3-torch            # the PyTorch column
         gnuplot-nox              # the report's plot
       ) ;;
     # bazel build/test --config=aarch64: Debian's multiarch puts the arm64

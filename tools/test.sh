@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, then bazel test //... on
-# this machine (x86-64) and bazel test --config=aarch64 (cross-built, run
-# under qemu-aarch64), plus an ARM64 build of the benchmarks and examples.
+# this machine (x86-64), again under ASan + UBSan, a minute of fuzzing, the
+# tests of examples/external_workspace (a workspace depending on this one),
+# and bazel test --config=aarch64 (cross-built, run under qemu-aarch64), plus
+# an ARM64 build of the benchmarks and examples.
 # Ends with one "N passed, N failed" line: test targets, from Bazel's summaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +17,18 @@ run() {
   ((rc == 0)) || status=$rc
 }
 run test //... "$@"
-run test --config=aarch64 //tests/... //runtime/... "$@"
+# The same suite with ASan + UBSan over the runtime, tests and examples.
+run test --config=asan //... "$@"
+# libFuzzer over the C API for a minute (clang; tools/fuzz.sh).
+echo "+ bash tools/fuzz.sh 60"
+bash tools/fuzz.sh 60 2>&1 | tail -n 60 || { status=1; echo "fuzzing FAILED"; }
+# A separate workspace using halnorm through local_repository, as an app's
+# would (its own output base: it builds the kernels again).
+cd examples/external_workspace
+run test //... "$@"
+bazel shutdown
+cd ../..
+run test --config=aarch64 //tests/... //runtime/... //examples/... //fuzz/... "$@"
 # (the benchmark binaries are tagged manual: named here)
 run build --config=aarch64 //runtime/... //bench/... //bench:row_norm_bench \
   //bench:layer_norm2d_bench //examples/... "$@"
