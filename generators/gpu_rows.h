@@ -24,6 +24,17 @@ inline void RequireAlignedRows(const std::vector<Halide::OutputImageParam>& rows
   }
 }
 
+// The row a GPU kernel reads where the algorithm says row `r` of `rows`.
+// The statistics of a block run for every row of the block, also for the
+// rows past the tensor's last one in the last block, and those reads are
+// not guarded (schedules/row_norm_gpu.cc: the threads index a full block):
+// unclamped they read past the buffer's end (ASan caught it on PoCL, whose
+// device memory is host memory). Clamped, they read the last row again;
+// their results are never stored.
+inline Halide::Expr ReadableRow(const Halide::OutputImageParam& rows, const Halide::Var& r) {
+  return Halide::clamp(r, rows.dim(1).min(), rows.dim(1).max());
+}
+
 }  // namespace halnorm
 
 #endif  // HALNORM_GENERATORS_GPU_ROWS_H_

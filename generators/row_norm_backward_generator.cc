@@ -74,10 +74,11 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr rows = x.dim(1).extent();
     f.hidden = hidden;
     Func dyf("dyf"), xhat("xhat"), g("g"), g_xhat("g_xhat");
-    Expr rstd = (*rstd_)(0, r, b);
-    dyf(n, r, b) = acts.ToF32(dy(n, r, b));
-    Expr xf = acts.ToF32(x(n, r, b));
-    xhat(n, r, b) = (layer ? xf - (*mean_)(0, r, b) : xf) * rstd;
+    const Expr read_row = gpu ? ReadableRow(x, r) : Expr(r);
+    Expr rstd = (*rstd_)(0, read_row, b);
+    dyf(n, r, b) = acts.ToF32(dy(n, read_row, b));
+    Expr xf = acts.ToF32(x(n, read_row, b));
+    xhat(n, r, b) = (layer ? xf - (*mean_)(0, read_row, b) : xf) * rstd;
     Expr weight = (*weight_)(n);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
     g(n, r, b) = dyf(n, r, b) * select(*has_weight_, weight, 1.f);
@@ -96,7 +97,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);
     if (layer) dnorm -= sums(r, b)[1] * inv_hidden;
-    Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, r, b)), 0.f);
+    Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, read_row, b)), 0.f);
     dx(n, r, b) = acts.Store(rstd * dnorm + extra);
 
     // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in

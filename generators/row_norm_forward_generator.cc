@@ -84,13 +84,14 @@ class RowNormForward : public Generator<RowNormForward> {
     // backward pass, which reads residual_out, sees the same values).
     Expr hidden = x.dim(0).extent();
     f.hidden = hidden;
+    const Expr row = gpu ? ReadableRow(x, r) : Expr(r);
     Func h("h"), stored_h("stored_h");
     if (residual) {
-      Expr sum = *residual_alpha_ * acts.ToF32(x(n, r, b)) + acts.ToF32((*residual_)(n, r, b));
+      Expr sum = *residual_alpha_ * acts.ToF32(x(n, row, b)) + acts.ToF32((*residual_)(n, row, b));
       stored_h(n, r, b) = acts.Store(sum);
       h(n, r, b) = acts.ToF32(stored_h(n, r, b));
     } else {
-      h(n, r, b) = acts.ToF32(x(n, r, b));
+      h(n, r, b) = acts.ToF32(x(n, row, b));
     }
 
     const RowReduction rows = gpu ? RowReduction(lane, r, b, hidden, vector_width, threads)

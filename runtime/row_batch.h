@@ -76,9 +76,7 @@ absl::StatusOr<PiecePlan> PlanPieces(int64_t r_extent, int64_t b_extent, int64_t
 // The stride a kernel buffer gets for a dim of `extent`: a dim of extent 1
 // is never stepped along, and its stride becomes 0, as FoldRowDims leaves
 // such dims. It may exceed the kernels' 32 bits there (one line of lines
-// 2^31 elements apart), and the GPU forward kernels read a whole block of
-// rows past the last one (tests/row_pieces_test.cc): with stride 0 those
-// reads stay on the one row a one-row piece has.
+// 2^31 elements apart), which Halide would refuse though never stepped.
 inline int64_t KernelStride(int64_t extent, int64_t stride) { return extent <= 1 ? 0 : stride; }
 
 // One kernel call's share of the folded rows.

@@ -49,10 +49,16 @@ ByteRange RangeOf(const halnorm_tensor* t) {
 bool MayOverlapItself(const halnorm_tensor& t) {
   std::array<std::pair<int64_t, int64_t>, 4> dims;  // (stride, extent)
   int count = 0;
+  // Inserted in stride order (at most 4; std::sort trips GCC 12's
+  // -Warray-bounds on so small an array).
   for (int d = 0; d < t.rank; d++) {
-    if (t.shape[d] > 1) dims[count++] = {t.strides[d], t.shape[d]};
+    if (t.shape[d] <= 1) continue;
+    int i = count++;
+    for (; i > 0 && dims[i - 1] > std::make_pair(t.strides[d], t.shape[d]); i--) {
+      dims[i] = dims[i - 1];
+    }
+    dims[i] = {t.strides[d], t.shape[d]};
   }
-  std::sort(dims.begin(), dims.begin() + count);
   int64_t reach = 0;  // the largest offset the dims so far reach (bounded by CheckTensor)
   for (int i = 0; i < count; i++) {
     if (dims[i].first <= reach) return true;

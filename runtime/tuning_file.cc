@@ -96,9 +96,9 @@ absl::StatusOr<TuningEntry> ParseEntry(const std::vector<absl::string_view>& fie
   if (fields.size() != 7) {
     return InvalidArgument("expected 7 fields (", kColumns, "), got ", fields.size());
   }
-  Op op;
-  Direction direction;
-  halnorm_dtype dtype;
+  Op op{};  // (set by ParseName; initialized for GCC's -Wmaybe-uninitialized)
+  Direction direction{};
+  halnorm_dtype dtype{};
   HALNORM_RETURN_IF_ERROR(ParseName(fields[0], kOps, OpName, "op", &op));
   HALNORM_RETURN_IF_ERROR(
       ParseName(fields[1], kDirections, DirectionName, "direction", &direction));

@@ -423,26 +423,8 @@ std::vector<testutil::VariantAndCase> SplitCases(Direction direction) {
   return params;
 }
 
-// GPU variants are skipped under AddressSanitizer: the OpenCL forward
-// kernels read rows past the end of their buffers when a call's row count
-// is not a multiple of the config's rows_per_block (a call of 3 or 7 rows,
-// split or not, crashes in PoCL under ASan, whose heap ends allocations on
-// unmapped pages; schedules/row_norm_gpu.cc). Pieces make such row counts.
-template <typename Param>
-class PiecesVariantTest : public testutil::VariantTest<Param> {
- protected:
-  void SetUp() override {
-#ifdef __SANITIZE_ADDRESS__
-    if (testutil::VariantOf(this->GetParam()).device != internal::Device::kCpu) {
-      GTEST_SKIP() << "GPU kernels read past their rows' end (see above); not under ASan";
-    }
-#endif
-    testutil::VariantTest<Param>::SetUp();
-  }
-};
-
-class RowNormForwardPiecesTest : public PiecesVariantTest<testutil::VariantAndCase> {};
-class RowNormBackwardPiecesTest : public PiecesVariantTest<testutil::VariantAndCase> {};
+class RowNormForwardPiecesTest : public testutil::VariantTest<testutil::VariantAndCase> {};
+class RowNormBackwardPiecesTest : public testutil::VariantTest<testutil::VariantAndCase> {};
 
 TEST_P(RowNormForwardPiecesTest, SplitMatchesUnsplitBitwise) {
   const testutil::VariantAndCase& param = GetParam();
