@@ -2,7 +2,9 @@
 """Every schedules/tuned/<target>.bzl, by target."""
 
 load(":x86_avx2.bzl", x86_avx2 = "TUNED")
+load(":x86_avx512.bzl", x86_avx512 = "TUNED")
 
 TUNED_TARGETS = {
     "x86_avx2": x86_avx2,
+    "x86_avx512": x86_avx512,
 }
