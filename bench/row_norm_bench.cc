@@ -41,7 +41,7 @@ using internal::Variant;
 constexpr int64_t kRows = 4096;
 constexpr int64_t kHiddenSizes[] = {768, 1024, 4096, 8192, 16384};
 constexpr int kThreadCounts[] = {1, 2};
-constexpr halnorm_dtype kDtypes[] = {HALNORM_F32, HALNORM_BF16};
+constexpr halnorm_dtype kDtypes[] = {HALNORM_F32, HALNORM_BF16, HALNORM_F16};
 
 struct Case {
   Op op;

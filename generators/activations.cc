@@ -11,6 +11,10 @@ namespace native_half_bitcode {  // native_half_bitcode.cc, generated
 extern const unsigned char kX86_64[], kAarch64[];
 extern const size_t kX86_64Size, kAarch64Size;
 }  // namespace native_half_bitcode
+namespace native_bf16_bitcode {  // native_bf16_bitcode.cc, generated
+extern const unsigned char kX86_64[];
+extern const size_t kX86_64Size;
+}  // namespace native_bf16_bitcode
 
 namespace {
 
@@ -77,12 +81,21 @@ Expr FloatToBf16(Expr v) {  // float -> uint16, round to nearest even
 
 }  // namespace bits16
 
-// The function names native_half.ll defines (Halide appends xN for N lanes).
+// The function names native_half.ll and native_bf16.ll define (Halide
+// appends xN for N lanes).
 constexpr char kHalfToF32[] = "halnorm_f16_to_f32";
 constexpr char kF32ToHalf[] = "halnorm_f32_to_f16";
+constexpr char kF32ToBf16[] = "halnorm_f32_to_bf16";
 
 Halide::Expr CallNative(Halide::Type result, const char* name, const Halide::Expr& arg) {
   return Halide::Internal::Call::make(result, name, {arg}, Halide::Internal::Call::PureExtern);
+}
+
+// Adds bitcode to the generator's externs map, which Halide links into the kernel.
+void LinkBitcode(Halide::GeneratorContext::ExternsMap& externs, const Halide::Target& target,
+                 const std::string& name, const unsigned char* bitcode, size_t size) {
+  externs.emplace(name, Halide::ExternalCode::bitcode_wrapper(
+                            target, std::vector<uint8_t>(bitcode, bitcode + size), name));
 }
 
 }  // namespace
@@ -90,20 +103,28 @@ Halide::Expr CallNative(Halide::Type result, const char* name, const Halide::Exp
 Activations::Activations(const std::string& dtype, const Halide::Target& target,
                          Halide::GeneratorContext::ExternsMap& externs)
     : type_(ActivationType(dtype)), storage_(KernelActivationType(dtype, target)) {
-  if (type_ != Halide::Float(16) || target.bits != 64) return;
-  std::vector<uint8_t> bitcode;
-  if (target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::F16C)) {
-    bitcode.assign(native_half_bitcode::kX86_64,
-                   native_half_bitcode::kX86_64 + native_half_bitcode::kX86_64Size);
-  } else if (target.arch == Halide::Target::ARM) {
-    bitcode.assign(native_half_bitcode::kAarch64,
-                   native_half_bitcode::kAarch64 + native_half_bitcode::kAarch64Size);
-  } else {
-    return;
+  if (target.bits != 64) return;
+  const bool x86 = target.arch == Halide::Target::X86;
+  if (type_ == Halide::Float(16)) {
+    if (x86 && target.has_feature(Halide::Target::F16C)) {
+      LinkBitcode(externs, target, "halnorm.native_half", native_half_bitcode::kX86_64,
+                  native_half_bitcode::kX86_64Size);
+      native_half_ = true;
+    } else if (target.arch == Halide::Target::ARM) {
+      LinkBitcode(externs, target, "halnorm.native_half", native_half_bitcode::kAarch64,
+                  native_half_bitcode::kAarch64Size);
+      native_half_ = true;
+    }
   }
-  const std::string name = "halnorm.native_half";
-  externs.emplace(name, Halide::ExternalCode::bitcode_wrapper(target, bitcode, name));
-  native_half_ = true;
+  // Halide's avx512_sapphirerapids is the only target feature that implies
+  // AVX512_BF16; the x86_avx512_bf16 kernels are compiled for exactly
+  // Skylake's AVX-512 plus AVX512_BF16 (tools/bazel/halide.bzl).
+  if (type_ == Halide::BFloat(16) && x86 &&
+      target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
+    LinkBitcode(externs, target, "halnorm.native_bf16", native_bf16_bitcode::kX86_64,
+                native_bf16_bitcode::kX86_64Size);
+    native_bf16_ = true;
+  }
 }
 
 Halide::Expr Activations::ToF32(const Halide::Expr& v) const {
@@ -122,7 +143,11 @@ Halide::Expr Activations::Store(const Halide::Expr& f32) const {
         native_half_ ? CallNative(Halide::UInt(16), kF32ToHalf, f32) : bits16::FloatToHalf(f32);
     return Halide::reinterpret(storage_, half_bits);
   }
-  if (type_ == Halide::BFloat(16)) return Halide::reinterpret(storage_, bits16::FloatToBf16(f32));
+  if (type_ == Halide::BFloat(16)) {
+    Halide::Expr bf16_bits =
+        native_bf16_ ? CallNative(Halide::UInt(16), kF32ToBf16, f32) : bits16::FloatToBf16(f32);
+    return Halide::reinterpret(storage_, bf16_bits);
+  }
   return Halide::cast(type_, f32);
 }
 

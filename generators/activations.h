@@ -12,11 +12,12 @@ namespace halnorm {
 
 class Activations {
  public:
-  // dtype: f32, f16 or bf16. Where the target converts f16 in hardware (x86
-  // F16C, every AArch64 core), f16 goes through those instructions: the
-  // conversions' bitcode (native_half.ll) is added to `externs`, the
-  // generator's externs map, which Halide links into the kernel. Elsewhere
-  // (and for bf16) the conversions are integer and float vector ops.
+  // dtype: f32, f16 or bf16. Where the target converts in hardware (f16: x86
+  // F16C, every AArch64 core; f32 -> bf16: x86 AVX512_BF16), the conversions
+  // go through those instructions: their bitcode (native_half.ll,
+  // native_bf16.ll) is added to `externs`, the generator's externs map,
+  // which Halide links into the kernel. Elsewhere the conversions are
+  // integer and float vector ops.
   Activations(const std::string& dtype, const Halide::Target& target,
               Halide::GeneratorContext::ExternsMap& externs);
 
@@ -32,7 +33,8 @@ class Activations {
  private:
   Halide::Type type_;     // the dtype
   Halide::Type storage_;  // how the kernel's buffers hold it
-  bool native_half_ = false;
+  bool native_half_ = false;  // f16 <-> f32 through native_half.ll
+  bool native_bf16_ = false;  // f32 -> bf16 through native_bf16.ll
 };
 
 }  // namespace halnorm

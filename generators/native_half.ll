@@ -3,7 +3,7 @@
 ; fcvtl/fcvtn). Halide 14 cannot emit those itself: it emulates every float16
 ; cast. The generators call these as extern functions on uint16 bits; Halide
 ; picks the fooxN definition for an N-lane vector (CodeGen_LLVM's
-; find_vector_runtime_function) and LLVM inlines it. The BUILD file prefixes
+; find_vector_runtime_function) and LLVM inlines it. embed_bitcode.sh prefixes
 ; each architecture's datalayout and triple and assembles this to bitcode.
 
 define weak_odr float @halnorm_f16_to_f32(i16 %bits) alwaysinline {

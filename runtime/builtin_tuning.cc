@@ -1,5 +1,6 @@
 #include "runtime/builtin_tuning.h"
 
+#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -9,7 +10,7 @@
 namespace halnorm::internal {
 
 // A table generated against other bucket bounds fails to compile here.
-#define HALNORM_TUNED(op, direction, dtype, target, hidden_bucket, row_bucket, config)     \
+#define HALNORM_TUNED(op, direction, dtype, target, hidden_bucket, row_bucket, config, source) \
   static_assert(hidden_bucket >= 0 && hidden_bucket < kHiddenBuckets && row_bucket >= 0 && \
                     row_bucket < kRowBuckets,                                              \
                 "tuning.inc: bucket out of range of runtime/tuning_buckets.h");
@@ -18,8 +19,8 @@ namespace halnorm::internal {
 
 absl::Span<const BuiltInTuningEntry> BuiltInTuningEntries() {
   static const auto* entries = new std::vector<BuiltInTuningEntry>{
-#define HALNORM_TUNED(op, direction, dtype, target, hidden_bucket, row_bucket, config) \
-  {Op::op, Direction::direction, dtype, target, hidden_bucket, row_bucket, config},
+#define HALNORM_TUNED(op, direction, dtype, target, hidden_bucket, row_bucket, config, source) \
+  {Op::op, Direction::direction, dtype, target, hidden_bucket, row_bucket, config, source},
 #include "runtime/tuning.inc"
 #undef HALNORM_TUNED
   };
@@ -41,6 +42,9 @@ const TuningTable& BuiltInTuningTable() {
 }
 
 std::string BuiltInTuningSource(const char* target) {
+  for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
+    if (std::strcmp(e.target, target) == 0) return e.source;
+  }
   return absl::StrCat("schedules/tuned/", target, ".bzl");
 }
 

@@ -19,6 +19,7 @@ struct BuiltInTuningEntry {
   int hidden_bucket;
   int row_bucket;
   int config;
+  const char* source;  // the schedules/tuned/ file it comes from
 };
 
 absl::Span<const BuiltInTuningEntry> BuiltInTuningEntries();
@@ -28,7 +29,8 @@ absl::Span<const BuiltInTuningEntry> BuiltInTuningEntries();
 // against the configs it compiles.
 const TuningTable& BuiltInTuningTable();
 
-// Where a target's built-in entries come from: "schedules/tuned/x86_avx2.bzl".
+// Where a target's built-in entries come from: "schedules/tuned/x86_avx2.bzl"
+// (a target tuned as another has that one's file).
 std::string BuiltInTuningSource(const char* target);
 
 }  // namespace halnorm::internal

@@ -7,7 +7,7 @@
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
 #else
-#include "runtime/x86_f16c.h"
+#include "runtime/x86_cpuid.h"
 #endif
 
 namespace halnorm::internal {
@@ -28,7 +28,7 @@ Isa DetectHostIsa() {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl")) {
-    return Isa::kAvx512;
+    return CpuHasAvx512Bf16() ? Isa::kAvx512Bf16 : Isa::kAvx512;
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && CpuHasF16c()) {
     return Isa::kAvx2;
@@ -57,6 +57,8 @@ const char* IsaName(Isa isa) {
       return "avx2";
     case Isa::kAvx512:
       return "avx512";
+    case Isa::kAvx512Bf16:
+      return "avx512_bf16";
     case Isa::kNeon:
       return "neon";
     case Isa::kNeonFp16Dot:
@@ -69,7 +71,8 @@ const std::vector<Isa>& IsaLevels() {
 #if defined(__aarch64__)
   static const std::vector<Isa> levels = {Isa::kNeon, Isa::kNeonFp16Dot};
 #else
-  static const std::vector<Isa> levels = {Isa::kSse41, Isa::kAvx2, Isa::kAvx512};
+  static const std::vector<Isa> levels = {Isa::kSse41, Isa::kAvx2, Isa::kAvx512,
+                                                Isa::kAvx512Bf16};
 #endif
   return levels;
 }

@@ -12,7 +12,8 @@ enum class Isa {
   // x86-64
   kSse41 = 0,
   kAvx2 = 1,
-  kAvx512 = 2,  // avx512_skylake: F, CD, BW, DQ, VL
+  kAvx512 = 2,      // avx512_skylake: F, CD, BW, DQ, VL
+  kAvx512Bf16 = 3,  // kAvx512 plus AVX512_BF16
   // AArch64
   kNeon = 10,         // ARMv8.0 Advanced SIMD
   kNeonFp16Dot = 11,  // ARMv8.2: half-precision arithmetic and dot product

@@ -5,7 +5,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include "runtime/x86_f16c.h"
+#include "runtime/x86_cpuid.h"
 #endif
 
 namespace halnorm::internal {

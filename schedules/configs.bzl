@@ -6,6 +6,7 @@ The config's index in the list is its variant suffix: c0, c1, ...
 """
 
 load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
+load("//tools/bazel:halide.bzl", "TARGETS")
 
 HAND_ROW_NORM_CPU_CONFIGS = {
     "x86_avx512": [{"vector_width": 16, "accumulators": 4, "rows_per_task": 16}],
@@ -47,10 +48,16 @@ GPU_ROW_NORM_CONFIGS = {
 }
 
 def _tuned_or_hand(hand, field):
-    return {
-        target: getattr(TUNED_TARGETS[target], field) if target in TUNED_TARGETS else configs
-        for target, configs in hand.items()
+    configs = {
+        target: getattr(TUNED_TARGETS[target], field) if target in TUNED_TARGETS else hand_configs
+        for target, hand_configs in hand.items()
     }
+
+    # Targets tuned as another (halide.bzl's tuned_as) share its configs.
+    for target, t in TARGETS.items():
+        if hasattr(t, "tuned_as"):
+            configs[target] = configs[t.tuned_as]
+    return configs
 
 ROW_NORM_CPU_CONFIGS = _tuned_or_hand(HAND_ROW_NORM_CPU_CONFIGS, "row_norm_configs")
 ROW_NORM_CONFIGS = dict(ROW_NORM_CPU_CONFIGS, **GPU_ROW_NORM_CONFIGS)

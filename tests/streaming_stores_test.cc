@@ -20,7 +20,8 @@ std::string Policy() {
 bool BuiltWithTwin(const Variant& v) {
   const bool row_norm = v.op == Op::kLayerNorm || v.op == Op::kRmsNorm;
   const std::string target = v.target;
-  return row_norm && (target == "x86_avx2" || target == "x86_avx512");
+  return row_norm &&
+         (target == "x86_avx2" || target == "x86_avx512" || target == "x86_avx512_bf16");
 }
 
 TEST(StreamingStoresTest, RowNormVariantsOfAvxTargetsHaveTwins) {

@@ -16,6 +16,8 @@ def _target_info_impl(ctx):
     for key, t in TARGETS.items():
         if t.device != "kCpu":
             continue  # the tuner searches CPU schedules only
+        if hasattr(t, "tuned_as"):
+            continue  # shares the configs and table of the target it is tuned as
         lines.append('HALNORM_TARGET("%s", %s, "%s", "%s", "%s")' % (
             key,
             t.isa,

@@ -54,6 +54,7 @@ def _entries(target, tuned):
         out.append(struct(
             cc_op = OPS[op].cc,
             cc_direction = DIRECTION_CC[direction],
+            dtype = dtype,
             cc_dtype = DTYPES[dtype],
             target = target,
             hidden_bucket = hidden_bucket,
@@ -63,10 +64,34 @@ def _entries(target, tuned):
         ))
     return out
 
+def _entry_for(e, target):
+    """Entry e, as an entry of another target."""
+    return struct(
+        cc_op = e.cc_op,
+        cc_direction = e.cc_direction,
+        dtype = e.dtype,
+        cc_dtype = e.cc_dtype,
+        target = target,
+        hidden_bucket = e.hidden_bucket,
+        row_bucket = e.row_bucket,
+        config = e.config,
+        source = e.source,
+    )
+
 def _all_entries():
     out = []
     for target in sorted(TUNED_TARGETS):
         out.extend(_entries(target, TUNED_TARGETS[target]))
+
+    # Targets tuned as another (halide.bzl's tuned_as) use its entries for their dtypes.
+    for target, t in sorted(TARGETS.items()):
+        if hasattr(t, "tuned_as") and t.tuned_as in TUNED_TARGETS:
+            dtypes = getattr(t, "dtypes", DTYPES)
+            out.extend([
+                _entry_for(e, target)
+                for e in _entries(t.tuned_as, TUNED_TARGETS[t.tuned_as])
+                if e.dtype in dtypes
+            ])
     return out
 
 TUNING_ENTRIES = _all_entries()

@@ -78,6 +78,8 @@ def _variants():
             for residual in d.residual:
                 for dtype, cc_dtype in DTYPES.items():
                     for target in TARGETS:
+                        if dtype not in getattr(TARGETS[target], "dtypes", DTYPES):
+                            continue
                         gpu = TARGETS[target].device != "kCpu"
                         for i, knobs in enumerate(family.configs.get(target, [])):
                             params = {k: knobs[k] for k in (d.gpu_knobs if gpu else d.knobs)}

@@ -1,0 +1,32 @@
+// x86-64 CPU features that GCC's __builtin_cpu_supports knows but clang 14
+// (used by --config=fuzz) does not ("f16c", "avx512bf16"): asked of CPUID
+// (and XGETBV) directly.
+#ifndef HALNORM_RUNTIME_X86_CPUID_H_
+#define HALNORM_RUNTIME_X86_CPUID_H_
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+namespace halnorm::internal {
+
+// Whether this CPU and OS can run F16C (and so AVX) instructions.
+inline bool CpuHasF16c() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+  if (!(ecx & bit_OSXSAVE) || !(ecx & bit_AVX) || !(ecx & bit_F16C)) return false;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  return (xcr0_lo & 6) == 6;  // the OS saves XMM and YMM state
+}
+
+// AVX512_BF16 (CPUID.(EAX=7,ECX=1):EAX bit 5); the caller checks AVX-512 itself.
+inline bool CpuHasAvx512Bf16() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
+  return (eax & (1u << 5)) != 0;
+}
+
+}  // namespace halnorm::internal
+
+#endif  // __x86_64__
+#endif  // HALNORM_RUNTIME_X86_CPUID_H_
