@@ -1,4 +1,4 @@
-// LayerNorm and RMSNorm, forward and backward, f32 and bf16, M=4096 rows x
+// LayerNorm and RMSNorm, forward and backward, f32, bf16 and f16, M=4096 rows x
 // N in {768, 1024, 4096, 8192, 16384}, 1 and 2 threads; and oneDNN 2.6's
 // layer normalization on the same LayerNorm problems (it has no RMSNorm),
 // and a naive C++ loop (f32) on both ops.
