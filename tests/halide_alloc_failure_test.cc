@@ -133,8 +133,13 @@ void CheckKernel(const Case& c, const Variant& variant, Run run) {
             ExpectUntouchedOrCorrect(*got[i], *want[i], absl::StrCat("output ", i).c_str());
       }
       if constexpr (std::is_same_v<Problem, testutil::LayerNorm2dBackwardProblem>) {
-        if (failing.dweight()) EXPECT_TRUE(testutil::AllSentinel(*failing.dweight()));
-        if (failing.dbias()) EXPECT_TRUE(testutil::AllSentinel(*failing.dbias()));
+        // (braces: EXPECT_TRUE is an if/else of its own)
+        if (failing.dweight()) {
+          EXPECT_TRUE(testutil::AllSentinel(*failing.dweight()));
+        }
+        if (failing.dbias()) {
+          EXPECT_TRUE(testutil::AllSentinel(*failing.dbias()));
+        }
       }
     }
   }
