@@ -26,7 +26,9 @@ def _check_bucket(value, count, what, where):
     if type(value) != "int" or value < 0 or value >= count:
         fail("%s: %s bucket %r is not in 0..%d (runtime/tuning_buckets.h)" % (where, what, value, count - 1))
 
-def _entries(target, tuned):
+def _entries(target, tuned, listed_as = None, dtypes = DTYPES):
+    """tuned's checked entries, for target or, given listed_as, for that
+    target tuned as this one (its dtypes only)."""
     source = _source(target)
     _check_one_of(target, TARGETS, "target", source)
     if tuned.target != target:
@@ -51,32 +53,19 @@ def _entries(target, tuned):
         if key in seen:
             fail("%s: duplicates %r" % (where, seen[key]))
         seen[key] = entry
+        if dtype not in dtypes:
+            continue
         out.append(struct(
             cc_op = OPS[op].cc,
             cc_direction = DIRECTION_CC[direction],
-            dtype = dtype,
             cc_dtype = DTYPES[dtype],
-            target = target,
+            target = listed_as or target,
             hidden_bucket = hidden_bucket,
             row_bucket = row_bucket,
             config = config,
             source = source,
         ))
     return out
-
-def _entry_for(e, target):
-    """Entry e, as an entry of another target."""
-    return struct(
-        cc_op = e.cc_op,
-        cc_direction = e.cc_direction,
-        dtype = e.dtype,
-        cc_dtype = e.cc_dtype,
-        target = target,
-        hidden_bucket = e.hidden_bucket,
-        row_bucket = e.row_bucket,
-        config = e.config,
-        source = e.source,
-    )
 
 def _all_entries():
     out = []
@@ -86,12 +75,12 @@ def _all_entries():
     # Targets tuned as another (halide.bzl's tuned_as) use its entries for their dtypes.
     for target, t in sorted(TARGETS.items()):
         if hasattr(t, "tuned_as") and t.tuned_as in TUNED_TARGETS:
-            dtypes = getattr(t, "dtypes", DTYPES)
-            out.extend([
-                _entry_for(e, target)
-                for e in _entries(t.tuned_as, TUNED_TARGETS[t.tuned_as])
-                if e.dtype in dtypes
-            ])
+            out.extend(_entries(
+                t.tuned_as,
+                TUNED_TARGETS[t.tuned_as],
+                listed_as = target,
+                dtypes = getattr(t, "dtypes", DTYPES),
+            ))
     return out
 
 TUNING_ENTRIES = _all_entries()
