@@ -8,7 +8,8 @@
 //   bazel run //tools/autotune -- --mode=runtime --out=/path/tuning.txt
 //     times the variants this build compiled (no rebuild) on the same grid
 //     and writes a tuning file for HALNORM_TUNING_FILE or
-//     halnorm_load_tuning_file().
+//     halnorm_load_tuning_file(); with --update_tuned, also the bucket table
+//     of schedules/tuned/<target>.bzl (configs unchanged) for the next build.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tools/autotune/measured_table.h"
 #include "tools/autotune/runtime_tuning.h"
 #include "tools/autotune/schedule_search.h"
 #include "tools/autotune/targets.h"
@@ -44,6 +46,9 @@ ABSL_FLAG(int, close_reps, -1,
 ABSL_FLAG(bool, autoschedulers, true, "also time Halide's Adams2019, Mullapudi2016, Li2018");
 ABSL_FLAG(int, max_configs, 5, "schedules: at most this many configs per generator family");
 ABSL_FLAG(std::string, timings_csv, "", "schedules: also write every timing to this CSV file");
+ABSL_FLAG(bool, update_tuned, false,
+          "runtime: also write the measured picks into schedules/tuned/<target>.bzl's table "
+          "(its configs unchanged; commit it, and the next build dispatches by it)");
 ABSL_FLAG(std::string, out, "",
           "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
           "runtime: the tuning file to write (required)");
@@ -106,14 +111,29 @@ absl::Status WriteFile(const std::filesystem::path& path, const std::string& tex
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path.string()));
+  return text.str();
+}
+
+// The workspace's schedules/tuned, where `bazel run` was started.
+absl::StatusOr<std::filesystem::path> WorkspaceTunedDir(absl::string_view flag) {
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  if (workspace == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": needs `bazel run` (the workspace)"));
+  }
+  return std::filesystem::path(workspace) / "schedules" / "tuned";
+}
+
 absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   std::filesystem::path dir = absl::GetFlag(FLAGS_out);
   if (dir.empty()) {
-    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    if (workspace == nullptr) {
-      return absl::InvalidArgumentError("--out: required outside `bazel run`");
-    }
-    dir = std::filesystem::path(workspace) / "schedules" / "tuned";
+    absl::StatusOr<std::filesystem::path> tuned = WorkspaceTunedDir("--out");
+    if (!tuned.ok()) return tuned.status();
+    dir = *tuned;
   }
   if (absl::GetFlag(FLAGS_max_configs) < 1) {
     return absl::InvalidArgumentError("--max_configs: must be >= 1");
@@ -150,6 +170,28 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   return absl::OkStatus();
 }
 
+// --mode=runtime: the tuning file, and with --update_tuned the tuned table.
+absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
+  std::filesystem::path bzl;
+  if (absl::GetFlag(FLAGS_update_tuned)) {
+    absl::StatusOr<std::filesystem::path> dir = WorkspaceTunedDir("--update_tuned");
+    if (!dir.ok()) return dir.status();
+    bzl = *dir / (target.key + ".bzl");
+  }
+  absl::StatusOr<internal::TuningFile> measured =
+      RunRuntimeTuning(scope, target, TimingOptions(), absl::GetFlag(FLAGS_out));
+  if (!measured.ok() || bzl.empty()) return measured.status();
+  absl::StatusOr<std::string> text = ReadFile(bzl);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<TunedTable> table = ParseTunedBzl(*text);
+  if (!table.ok()) return absl::InvalidArgumentError(absl::StrCat(bzl.string(), ": ", table.status().message()));
+  const std::string provenance = absl::StrCat("tools/autotune --mode=runtime on ", CpuModel(), ", ", Today());
+  if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *table); !s.ok()) return s;
+  if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;
+  std::printf("wrote the measured picks into %s; commit it and rebuild\n", bzl.c_str());
+  return absl::OkStatus();
+}
+
 int Main(int argc, char** argv) {
   absl::SetProgramUsageMessage("tunes halnorm's schedules (--mode=schedules) or dispatch "
                                "(--mode=runtime) on this machine");
@@ -163,8 +205,7 @@ int Main(int argc, char** argv) {
     if (mode == "schedules") {
       status = RunScheduleSearch(scope, *target);
     } else if (mode == "runtime") {
-      status = RunRuntimeTuning(scope, *target, TimingOptions(),
-                                absl::GetFlag(FLAGS_out));
+      status = RunRuntimeMode(scope, *target);
     } else {
       status = absl::InvalidArgumentError("--mode: schedules or runtime");
     }

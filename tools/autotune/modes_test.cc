@@ -12,6 +12,7 @@
 #include "runtime/halnorm_c.h"
 #include "runtime/tuning_buckets.h"
 #include "runtime/tuning_file.h"
+#include "runtime/variant_index.h"
 #include "tools/autotune/runtime_tuning.h"
 #include "tools/autotune/schedule_search.h"
 #include "tools/autotune/targets.h"
@@ -68,11 +69,12 @@ TEST(RuntimeModeTest, WritesATuningFileThisLibraryLoads) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok()) << target.status();
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/rms.tuning";
-  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, kFast, path);
-  ASSERT_TRUE(tuned.ok()) << tuned;
+  absl::StatusOr<internal::TuningFile> tuned = RunRuntimeTuning(SmallScope(), *target, kFast, path);
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
 
   absl::StatusOr<internal::TuningFile> file = internal::TuningFile::Parse(ReadFile(path));
   ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(file->entries == tuned->entries);
   EXPECT_EQ(file->entries.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
   for (const internal::TuningEntry& e : file->entries) {
     EXPECT_EQ(e.variant->op, internal::Op::kRmsNorm);
@@ -83,11 +85,32 @@ TEST(RuntimeModeTest, WritesATuningFileThisLibraryLoads) {
   EXPECT_EQ(halnorm_load_tuning_file(nullptr), HALNORM_OK);
 }
 
+// bf16 dispatches to x86_avx512_bf16 where the CPU has AVX512_BF16: the
+// candidates are that target's variants, which share x86_avx512's table.
+TEST(RuntimeModeTest, TimesTheVariantsDispatchChoosesAmong) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok()) << target.status();
+  Scope scope = SmallScope();
+  scope.dtypes = {HALNORM_BF16};
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/bf16.tuning";
+  absl::StatusOr<internal::TuningFile> tuned = RunRuntimeTuning(scope, *target, kFast, path);
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  const internal::VariantIndex& index = internal::VariantIndex::Get();
+  const int dispatched = index.DispatchTarget(
+      {internal::Op::kRmsNorm, internal::Direction::kForward, HALNORM_BF16, false});
+  ASSERT_GE(dispatched, 0);
+  ASSERT_TRUE(target->SharesTable(index.target_name(dispatched)));
+  ASSERT_FALSE(tuned->entries.empty());
+  for (const internal::TuningEntry& e : tuned->entries) {
+    EXPECT_EQ(std::string(e.variant->target), index.target_name(dispatched)) << e.variant->name;
+  }
+}
+
 TEST(RuntimeModeTest, RefusesAMissingOutputPath) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok());
-  absl::Status tuned = RunRuntimeTuning(SmallScope(), *target, kFast, "");
-  EXPECT_THAT(tuned.message(), HasSubstr("--out"));
+  absl::StatusOr<internal::TuningFile> tuned = RunRuntimeTuning(SmallScope(), *target, kFast, "");
+  EXPECT_THAT(tuned.status().message(), HasSubstr("--out"));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "bench/norm_problem.h"
 #include "runtime/tuning_file.h"
+#include "runtime/variant_index.h"
 #include "tools/autotune/measure.h"
 #include "tools/autotune/select.h"
 
@@ -22,13 +23,20 @@ namespace {
 
 using internal::Variant;
 
-// The compiled variants that can run `g` on `target` (fused-residual
-// forwards share their plain forward's entry).
+// The compiled variants dispatch chooses among for `g`: those of the target
+// it runs for g's kind when that target shares `target`'s table (bf16 on
+// x86_avx512_bf16 for x86_avx512), else `target`'s own. Fused-residual
+// forwards share their plain forward's entry.
 std::vector<const Variant*> CandidatesFor(const GridPoint& g, const TargetInfo& target) {
+  const internal::VariantIndex& index = internal::VariantIndex::Get();
+  const int dispatched = index.DispatchTarget({g.op, g.direction, g.dtype, false});
+  const std::string key = dispatched >= 0 && target.SharesTable(index.target_name(dispatched))
+                              ? index.target_name(dispatched)
+                              : target.key;
   std::vector<const Variant*> out;
   for (const Variant& v : internal::AllVariants()) {
     if (v.op == g.op && v.direction == g.direction && v.dtype == g.dtype && !v.fused_residual &&
-        v.target == target.key) {
+        v.target == key) {
       out.push_back(&v);
     }
   }
@@ -43,8 +51,10 @@ struct PointTimes {
 
 }  // namespace
 
-absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, const SideBySideOptions& timing,
-                              const std::string& out_path) {
+absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
+                                                      const TargetInfo& target,
+                                                      const SideBySideOptions& timing,
+                                                      const std::string& out_path) {
   if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
   const std::vector<GridPoint> grid = ShapeGrid(scope);
   Progress progress(static_cast<int>(grid.size()));
@@ -116,7 +126,7 @@ absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, cons
       "wrote %s (%zu entries); load it with HALNORM_TUNING_FILE=%s\n",
       halnorm_tuning_source(), std::exp(log_dispatch / n), worst, worst_point.c_str(),
       std::exp(log_table / n), out_path.c_str(), file.entries.size(), out_path.c_str());
-  return absl::OkStatus();
+  return file;
 }
 
 }  // namespace halnorm::autotune

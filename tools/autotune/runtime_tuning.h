@@ -7,15 +7,19 @@
 
 #include <string>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/tuning_file.h"
 #include "tools/autotune/measure.h"
 #include "tools/autotune/search_space.h"
 #include "tools/autotune/targets.h"
 
 namespace halnorm::autotune {
 
-absl::Status RunRuntimeTuning(const Scope& scope, const TargetInfo& target, const SideBySideOptions& timing,
-                              const std::string& out_path);
+// Writes the tuning file to `out_path` and returns it.
+absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
+                                                      const TargetInfo& target,
+                                                      const SideBySideOptions& timing,
+                                                      const std::string& out_path);
 
 }  // namespace halnorm::autotune
 

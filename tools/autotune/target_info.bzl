@@ -1,8 +1,9 @@
 """target_info.inc: what the autotuner needs to know of each TARGETS entry.
 
 One line per CPU target, from the single TARGETS dict and the hand configs the
-build falls back to (the tuner's "untuned defaults"):
-  HALNORM_TARGET("x86_avx2", kAvx2, "<halide target>", "<row config>", "<channel config>")
+build falls back to (the tuner's "untuned defaults"), with the targets tuned
+as it (TARGETS' tuned_as), which share its configs and table:
+  HALNORM_TARGET("x86_avx2", kAvx2, "<halide target>", "<row config>", "<channel config>", "<sharers>")
 """
 
 load("//schedules:configs.bzl", "HAND_CHANNEL_NORM_CPU_CONFIGS", "HAND_ROW_NORM_CPU_CONFIGS")
@@ -18,12 +19,14 @@ def _target_info_impl(ctx):
             continue  # the tuner searches CPU schedules only
         if hasattr(t, "tuned_as"):
             continue  # shares the configs and table of the target it is tuned as
-        lines.append('HALNORM_TARGET("%s", %s, "%s", "%s", "%s")' % (
+        sharers = [k for k, s in TARGETS.items() if getattr(s, "tuned_as", None) == key]
+        lines.append('HALNORM_TARGET("%s", %s, "%s", "%s", "%s", "%s")' % (
             key,
             t.isa,
             t.halide,
             _knobs(HAND_ROW_NORM_CPU_CONFIGS[key][0]),
             _knobs(HAND_CHANNEL_NORM_CPU_CONFIGS[key][0]),
+            " ".join(sharers),
         ))
     ctx.actions.write(ctx.outputs.out, "\n".join(lines) + "\n")
 

@@ -1,5 +1,7 @@
 #include "tools/autotune/targets.h"
 
+#include <algorithm>
+
 #include "Halide.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -7,9 +9,7 @@
 #include "absl/strings/str_split.h"
 
 namespace halnorm::autotune {
-namespace {
-
-Config ParseKnobs(const char* text) {
+Config ParseKnobs(absl::string_view text) {
   Config config;
   for (absl::string_view item : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(item, '=');
@@ -19,13 +19,17 @@ Config ParseKnobs(const char* text) {
   return config;
 }
 
-}  // namespace
+bool TargetInfo::SharesTable(absl::string_view other) const {
+  return other == key || std::find(table_sharers.begin(), table_sharers.end(), other) !=
+                             table_sharers.end();
+}
 
 std::vector<TargetInfo> AllTargets() {
   std::vector<TargetInfo> targets;
-#define HALNORM_TARGET(key, isa, halide, row, channel)                                 \
+#define HALNORM_TARGET(key, isa, halide, row, channel, sharers)                           \
   targets.push_back({key, internal::Isa::isa, halide, ParseKnobs(row), ParseKnobs(channel), \
-                     Halide::Target(halide).natural_vector_size<float>()});
+                     Halide::Target(halide).natural_vector_size<float>(),                    \
+                     absl::StrSplit(sharers, ' ', absl::SkipEmpty())});
 #include "tools/autotune/target_info.inc"
 #undef HALNORM_TARGET
   return targets;

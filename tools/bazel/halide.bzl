@@ -15,6 +15,8 @@ the tuned tables become tuning.inc (the runtime's built-in dispatch table).
 #   llc:    llc flags for the same CPU features, where the target's kernels
 #           also get a streaming-stores twin (None: they do not)
 # Optional:
+#   baseline:   True on the CPU target every CPU of its family runs, the only
+#               one --define=halnorm_cpu_kernels=baseline builds
 #   dtypes:     the only activation dtypes it has kernels for (default: all)
 #   tuned_as:   the target whose configs and tuning table it shares
 #   object_via_llc: True: its kernel objects are compiled from Halide's IR by
@@ -57,6 +59,7 @@ TARGETS = {
         device = "kCpu",
         halide = "x86-64-linux-sse41",
         llc = None,  # CPUs without AVX2: not worth 18 more kernels to build
+        baseline = True,
     ),
     "arm64_fp16_dot": struct(
         family = "arm64",
@@ -71,6 +74,7 @@ TARGETS = {
         device = "kCpu",
         halide = "arm-64-linux",
         llc = None,
+        baseline = True,
     ),
     # GPU kernels, called from x86-64 hosts. PTX for compute capability 8.0
     # (A100) also runs on 8.6/8.9/9.0 GPUs: the driver compiles it for them.
@@ -126,46 +130,82 @@ ARCHES = {
     ),
 }
 
-# GPU kernels are left out of builds with --define=halnorm_gpu_kernels=off
-# (//tools/bazel:gpu_kernels_off): apps that never pass HALNORM_CUDA tensors
-# build none of the 144 GPU kernels (a third of the x86-64 variants). Such a
-# build's CUDA calls fail as in a build without CUDA. The library then
-# defines this for everything that includes variants.inc or kernels.h:
-_NO_GPU_KERNELS = "HALNORM_NO_GPU_KERNELS"
+# Kernels a build can leave out, each group by a --define (README, "From
+# your own Bazel workspace"). The library then defines the group's macro for
+# everything that includes variants.inc or kernels.h, and dispatch finds none
+# of its variants:
+#   gpu: --define=halnorm_gpu_kernels=off: apps that never pass HALNORM_CUDA
+#        tensors build none of the 144 GPU kernels (a third of the x86-64
+#        variants); their CUDA calls fail as in a build without CUDA.
+#   cpu_isa: --define=halnorm_cpu_kernels=baseline: only the `baseline` CPU
+#        target's kernels (SSE4.1, NEON), which run on every CPU of the
+#        family: a build of minutes instead of ten, for apps (and tests) that
+#        trade speed for it.
+# Each select() key is per architecture, so that it refines ARCHES' key.
+_OPTIONAL_GROUPS = {
+    "gpu": struct(
+        macro = "HALNORM_NO_GPU_KERNELS",
+        settings = {"x86": "//tools/bazel:gpu_kernels_off"},
+    ),
+    "cpu_isa": struct(
+        macro = "HALNORM_BASELINE_CPU_KERNELS_ONLY",
+        settings = {
+            "x86": "//tools/bazel:baseline_cpu_kernels_x86_64",
+            "arm64": "//tools/bazel:baseline_cpu_kernels_aarch64",
+        },
+    ),
+}
 
-def _is_gpu(v):
-    return TARGETS[v.target].device != "kCpu"
+def _group(v):
+    """The _OPTIONAL_GROUPS key of the variant's kernel, or None: always built."""
+    target = TARGETS[v.target]
+    if target.device != "kCpu":
+        return "gpu"
+    if not getattr(target, "baseline", False):
+        return "cpu_isa"
+    return None
 
-def _guarded(family_lines, gpu = False):
-    """C text: each family's lines under #if its architecture (and, for GPU
-    kernels' lines, #if the build has them)."""
+def _guarded(family_lines, group = None):
+    """C text: each family's lines under #if its architecture (and, for a
+    group's lines, #if the build has the group)."""
     out = []
     for family in sorted(family_lines):
         guard = ARCHES[family].guard
-        if gpu:
-            guard += " && !defined(%s)" % _NO_GPU_KERNELS
+        if group:
+            guard += " && !defined(%s)" % _OPTIONAL_GROUPS[group].macro
         out.append("#if " + guard)
         out.extend(family_lines[family])
         out.append("#endif")
     return "\n".join(out) + "\n"
 
 def _guarded_variants(variants, lines):
-    """_guarded text of lines[i], one per variants[i], GPU kernels' lines
-    under their own guard."""
+    """_guarded text of lines[i], one per variants[i], each group's lines
+    under its own guard."""
     text = ""
-    for gpu in [False, True]:
-        chosen = [(v, line) for v, line in zip(variants, lines) if _is_gpu(v) == gpu]
+    for group in [None] + sorted(_OPTIONAL_GROUPS):
+        chosen = [(v, line) for v, line in zip(variants, lines) if _group(v) == group]
         if chosen:
-            text += _guarded(_by_family([v for v, _ in chosen], [line for _, line in chosen]), gpu)
+            text += _guarded(_by_family([v for v, _ in chosen], [line for _, line in chosen]), group)
     return text
 
-def _by_arch(files, gpu = False):
-    """select() of files[family] by the build's architecture; for GPU
-    kernels' files, none under //tools/bazel:gpu_kernels_off."""
+def _by_arch(files, group = None):
+    """select() of files[family] by the build's architecture; for a group's
+    files, none where the build leaves the group out."""
     choices = {ARCHES[family].select_key: files.get(family, []) for family in ARCHES}
-    if gpu:
-        choices["//tools/bazel:gpu_kernels_off"] = []
+    if group:
+        for setting in _OPTIONAL_GROUPS[group].settings.values():
+            choices[setting] = []
     return select(choices)
+
+def _group_defines():
+    """The macros of the groups the build leaves out (a select() per group)."""
+    defines = []
+    for group in sorted(_OPTIONAL_GROUPS):
+        choices = {"//conditions:default": []}
+        for setting in _OPTIONAL_GROUPS[group].settings.values():
+            choices[setting] = [_OPTIONAL_GROUPS[group].macro]
+        defines += select(choices)
+    return defines
 
 # no_runtime: kernels share the family runtime above.
 # strict_float: Halide otherwise lets LLVM reassociate float math, which
@@ -296,18 +336,16 @@ def halide_kernel_library(name, generators, variants, tuning):
         tags = ["manual"],  # built for the exec platform by the genrules
     )
 
-    archives = {}  # family -> CPU kernel archives
-    gpu_archives = {}  # family -> GPU kernel archives
+    archives = {}  # group (_group) -> family -> kernel archives
     runtimes = {}  # family -> its Halide runtime archive
-    headers = {}  # family -> CPU kernel headers
-    gpu_headers = {}  # family -> GPU kernel headers
+    headers = {}  # group -> family -> kernel headers
     assembly = []
     cuda_ir = []  # the host IR of CUDA kernels, which embeds their PTX
     for v in variants:
         family = TARGETS[v.target].family
         via_llc = getattr(TARGETS[v.target], "object_via_llc", False)
-        objects = (gpu_archives if _is_gpu(v) else archives).setdefault(family, [])
-        (gpu_headers if _is_gpu(v) else headers).setdefault(family, []).append(v.name + ".h")
+        objects = archives.setdefault(_group(v), {}).setdefault(family, [])
+        headers.setdefault(_group(v), {}).setdefault(family, []).append(v.name + ".h")
         emit = ["h"]
         if via_llc:
             _llc_object(v)
@@ -341,7 +379,7 @@ def halide_kernel_library(name, generators, variants, tuning):
             target_compatible_with = [ARCHES[family].cpu],
         )
 
-    for family in sorted(archives):
+    for family in sorted({TARGETS[v.target].family: True for v in variants}):
         runtime = "halide_runtime_" + family
         native.genrule(
             name = runtime,
@@ -391,17 +429,19 @@ def halide_kernel_library(name, generators, variants, tuning):
         srcs = cuda_ir,  # for the PTX test (tests/ptx_test.py)
     )
 
-    # Only this build's architecture's kernels are built and linked; kernel
-    # archives come before the runtime archive on the link line.
+    # Only this build's architecture's kernels are built and linked, less
+    # the groups it leaves out; kernel archives come before the runtime
+    # archive on the link line.
+    srcs = []
+    hdrs = ["kernels.h", "tuning.inc", "variants.inc"]
+    for group in [None] + sorted(_OPTIONAL_GROUPS):
+        srcs += _by_arch(archives.get(group, {}), group)
+        hdrs += _by_arch(headers.get(group, {}), group)
     native.cc_library(
         name = name,
-        srcs = _by_arch(archives) + _by_arch(gpu_archives, gpu = True) + _by_arch(runtimes),
-        hdrs = ["kernels.h", "tuning.inc", "variants.inc"] + _by_arch(headers) +
-               _by_arch(gpu_headers, gpu = True),
-        defines = select({
-            "//tools/bazel:gpu_kernels_off": [_NO_GPU_KERNELS],
-            "//conditions:default": [],
-        }),
+        srcs = srcs + _by_arch(runtimes),
+        hdrs = hdrs,
+        defines = _group_defines(),
         linkopts = ["-ldl", "-lpthread"],
         deps = ["@halide//:runtime_headers"],
         linkstatic = True,

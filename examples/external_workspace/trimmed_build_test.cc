@@ -1,7 +1,8 @@
-// This workspace builds halnorm without its GPU kernels
-// (--define=halnorm_gpu_kernels=off in .bazelrc): CPU calls work, a
-// HALNORM_CUDA tensor is refused as by a build without CUDA, naming the
-// argument, and the output is left as it was.
+// This workspace builds halnorm trimmed (.bazelrc): without its GPU kernels
+// (--define=halnorm_gpu_kernels=off) and with only the baseline CPU kernels
+// (--define=halnorm_cpu_kernels=baseline). CPU calls run the SSE4.1 kernels
+// whatever this CPU has; a HALNORM_CUDA tensor is refused as by a build
+// without CUDA, naming the argument, and the output is left as it was.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,15 +27,19 @@ halnorm_tensor Matrix(std::vector<float>& data, halnorm_device device) {
   return t;
 }
 
-TEST(CpuOnlyBuildTest, CpuCallsRun) {
+// BUILD sets HALNORM_VERBOSE=dispatch: the call names the kernel it ran.
+TEST(TrimmedBuildTest, CpuCallsRunTheBaselineKernels) {
   std::vector<float> x(kRows * kHidden, 2.f), y(kRows * kHidden, -1.f);
   halnorm_tensor xt = Matrix(x, HALNORM_CPU), yt = Matrix(y, HALNORM_CPU);
-  ASSERT_EQ(halnorm_rms_norm_forward(&xt, nullptr, nullptr, &yt, nullptr), 0)
-      << halnorm_last_error();
+  testing::internal::CaptureStderr();
+  const int rc = halnorm_rms_norm_forward(&xt, nullptr, nullptr, &yt, nullptr);
+  const std::string dispatch = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(rc, 0) << halnorm_last_error();
   for (float v : y) EXPECT_NEAR(v, 1.f, 1e-5f);
+  EXPECT_NE(dispatch.find("-> rms_norm_fwd_f32__x86_sse41_c"), std::string::npos) << dispatch;
 }
 
-TEST(CpuOnlyBuildTest, CudaTensorsAreRefused) {
+TEST(TrimmedBuildTest, CudaTensorsAreRefused) {
   std::vector<float> x(kRows * kHidden, 2.f), y(kRows * kHidden, -1.f);
   halnorm_tensor xt = Matrix(x, HALNORM_CUDA), yt = Matrix(y, HALNORM_CUDA);
   EXPECT_EQ(halnorm_rms_norm_forward(&xt, nullptr, nullptr, &yt, nullptr),

@@ -1,0 +1,64 @@
+#include "tools/autotune/measured_table.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tools/autotune/targets.h"
+
+namespace halnorm::autotune {
+namespace {
+
+using internal::Variant;
+
+// The table's config the variant was built from, checked knob by knob.
+absl::Status CheckConfig(const Variant& v, const TunedTable& table) {
+  const std::vector<Config>& configs = v.op == internal::Op::kLayerNorm2d
+                                           ? table.channel_norm_configs
+                                           : table.row_norm_configs;
+  if (v.config_index >= static_cast<int>(configs.size())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(v.name, ": config ", v.config_index, " is not in the tuned table of ",
+                     table.target, " (", configs.size(),
+                     " configs): the library was built from another one; rebuild first"));
+  }
+  const Config& listed = configs[v.config_index];
+  for (const auto& [knob, value] : ParseKnobs(v.config)) {
+    auto it = listed.find(knob);
+    if (it != listed.end() && it->second != value) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          v.name, ": built with ", knob, "=", value, ", the tuned table of ", table.target,
+          " says ", it->second, " for config ", v.config_index, ": rebuild first"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured,
+                                const std::string& provenance, TunedTable& table) {
+  for (const internal::TuningEntry& e : measured.entries) {
+    if (absl::Status s = CheckConfig(*e.variant, table); !s.ok()) return s;
+  }
+  for (const internal::TuningEntry& e : measured.entries) {
+    const Variant& v = *e.variant;
+    TunedTable::Entry pick{internal::OpName(v.op), internal::DirectionName(v.direction),
+                           internal::DtypeName(v.dtype), e.hidden_bucket, e.row_bucket,
+                           v.config_index};
+    bool replaced = false;
+    for (TunedTable::Entry& old : table.entries) {
+      if (old.op == pick.op && old.direction == pick.direction && old.dtype == pick.dtype &&
+          old.hidden_bucket == pick.hidden_bucket && old.row_bucket == pick.row_bucket) {
+        old.config = pick.config;
+        replaced = true;
+      }
+    }
+    if (!replaced) table.entries.push_back(pick);
+  }
+  // One runtime note: a second --update_tuned replaces the first's.
+  const std::string::size_type previous = table.provenance.find("; table: ");
+  table.provenance = absl::StrCat(table.provenance.substr(0, previous), "; table: ", provenance);
+  return absl::OkStatus();
+}
+
+}  // namespace halnorm::autotune

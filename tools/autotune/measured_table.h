@@ -1,0 +1,29 @@
+// --mode=runtime --update_tuned: the bucket table of
+// schedules/tuned/<target>.bzl taken from timings of the compiled variants.
+// The JIT search picks configs and table on JIT-compiled kernels; the
+// AOT-compiled ones can rank differently (other code, other thread-pool
+// start-up costs at a few tasks), and the built-in table should follow what
+// the library really runs. Only the table changes: the configs, and so the
+// kernels a build compiles, stay as they are.
+#ifndef HALNORM_TOOLS_AUTOTUNE_MEASURED_TABLE_H_
+#define HALNORM_TOOLS_AUTOTUNE_MEASURED_TABLE_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "runtime/tuning_file.h"
+#include "tools/autotune/tuned_bzl.h"
+
+namespace halnorm::autotune {
+
+// Sets `table`'s entry of each measured bucket to the measured variant's
+// config, and notes `provenance` ("tools/autotune --mode=runtime on <cpu>,
+// <date>") after the table's own. Fails, changing nothing, where a measured
+// variant's knobs are not the table's config of that index (the library was
+// built from other tuned files: rebuild first).
+absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured,
+                                const std::string& provenance, TunedTable& table);
+
+}  // namespace halnorm::autotune
+
+#endif  // HALNORM_TOOLS_AUTOTUNE_MEASURED_TABLE_H_

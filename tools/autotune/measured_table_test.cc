@@ -1,0 +1,96 @@
+// --update_tuned's table edit: measured picks replace their buckets' entries,
+// and a table this library was not built from is refused untouched.
+#include "tools/autotune/measured_table.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/variant_registry.h"
+#include "tools/autotune/targets.h"
+
+namespace halnorm::autotune {
+namespace {
+
+using internal::Variant;
+using testing::HasSubstr;
+
+// The compiled RMSNorm f32 forward of `target` with config `index`.
+const Variant* RmsForward(const std::string& target, int index) {
+  for (const Variant& v : internal::AllVariants()) {
+    if (v.op == internal::Op::kRmsNorm && v.direction == internal::Direction::kForward &&
+        v.dtype == HALNORM_F32 && !v.fused_residual && v.target == target &&
+        v.config_index == index) {
+      return &v;
+    }
+  }
+  return nullptr;
+}
+
+// A CPU target of this build with at least two row-norm configs.
+std::string TargetWithTwoConfigs() {
+  for (const Variant& v : internal::AllVariants()) {
+    if (v.device == internal::Device::kCpu && RmsForward(v.target, 1) != nullptr) return v.target;
+  }
+  return "";
+}
+
+Config KnobsOf(const Variant& v) { return ParseKnobs(v.config); }
+
+class MeasuredTableTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    target_ = TargetWithTwoConfigs();
+    ASSERT_FALSE(target_.empty()) << "no CPU target with two row-norm configs in this build";
+    table_.target = target_;
+    table_.provenance = "tools/autotune --mode=schedules on a CPU, 2026-01-01";
+    table_.row_norm_configs = {KnobsOf(*RmsForward(target_, 0)), KnobsOf(*RmsForward(target_, 1))};
+    table_.entries = {{"rms_norm", "fwd", "f32", 3, 0, 0}, {"rms_norm", "fwd", "f32", 3, 1, 0}};
+    measured_.entries = {{3, 0, RmsForward(target_, 1)}, {2, 2, RmsForward(target_, 1)}};
+  }
+
+  std::string target_;
+  TunedTable table_;
+  internal::TuningFile measured_;
+};
+
+TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", table_).ok());
+  EXPECT_THAT(table_.entries,
+              testing::UnorderedElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 1},
+                                            TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 1, 0},
+                                            TunedTable::Entry{"rms_norm", "fwd", "f32", 2, 2, 1}));
+  EXPECT_EQ(table_.provenance,
+            "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: tools/autotune "
+            "--mode=runtime on X, today");
+  EXPECT_EQ(table_.row_norm_configs.size(), 2u);  // configs (the kernels built) unchanged
+}
+
+TEST_F(MeasuredTableTest, ASecondRunReplacesTheFirstRunsNote) {
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second", table_).ok());
+  EXPECT_EQ(table_.provenance, "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: second");
+}
+
+TEST_F(MeasuredTableTest, RefusesATableWithOtherKnobsUntouched) {
+  table_.row_norm_configs[1]["rows_per_task"] += 1;
+  const TunedTable before = table_;
+  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", table_);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr(RmsForward(target_, 1)->name));
+  EXPECT_THAT(s.message(), HasSubstr("rows_per_task"));
+  EXPECT_THAT(s.message(), HasSubstr("rebuild first"));
+  EXPECT_TRUE(table_ == before);
+}
+
+TEST_F(MeasuredTableTest, RefusesATableWithFewerConfigsUntouched) {
+  table_.row_norm_configs.pop_back();
+  const TunedTable before = table_;
+  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", table_);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("config 1 is not in the tuned table"));
+  EXPECT_TRUE(table_ == before);
+}
+
+}  // namespace
+}  // namespace halnorm::autotune
