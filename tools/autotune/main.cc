@@ -184,8 +184,11 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
   absl::StatusOr<std::string> text = ReadFile(bzl);
   if (!text.ok()) return text.status();
   absl::StatusOr<TunedTable> table = ParseTunedBzl(*text);
-  if (!table.ok()) return absl::InvalidArgumentError(absl::StrCat(bzl.string(), ": ", table.status().message()));
-  const std::string provenance = absl::StrCat("tools/autotune --mode=runtime on ", CpuModel(), ", ", Today());
+  if (!table.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(bzl.string(), ": ", table.status().message()));
+  }
+  const std::string provenance =
+      absl::StrCat("tools/autotune --mode=runtime on ", CpuModel(), ", ", Today());
   if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *table); !s.ok()) return s;
   if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;
   std::printf("wrote the measured picks into %s; commit it and rebuild\n", bzl.c_str());

@@ -55,7 +55,8 @@ class MeasuredTableTest : public testing::Test {
 };
 
 TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", table_).ok());
+  ASSERT_TRUE(
+      ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", table_).ok());
   EXPECT_THAT(table_.entries,
               testing::UnorderedElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 1},
                                             TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 1, 0},
@@ -69,7 +70,8 @@ TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
 TEST_F(MeasuredTableTest, ASecondRunReplacesTheFirstRunsNote) {
   ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", table_).ok());
   ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second", table_).ok());
-  EXPECT_EQ(table_.provenance, "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: second");
+  EXPECT_EQ(table_.provenance,
+            "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: second");
 }
 
 TEST_F(MeasuredTableTest, RefusesATableWithOtherKnobsUntouched) {

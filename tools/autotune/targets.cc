@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 
 namespace halnorm::autotune {
+
 Config ParseKnobs(absl::string_view text) {
   Config config;
   for (absl::string_view item : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
