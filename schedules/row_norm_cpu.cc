@@ -24,6 +24,23 @@
 // x86_avx512_bf16 variants (the same schedules, storing through AVX512_BF16:
 // generators/native_bf16.ll; Zen 4 VM, 4096x4096, 1 thread, LayerNorm
 // forward 9.6 -> 11.7 GB/s, RMSNorm 12.4 -> 14.8 GB/s).
+//
+// The same, on the AVX-512 VM (Zen 4; report of 2026-11-25 11:00; x86_avx512
+// variants, bf16 on x86_avx512_bf16):
+//   shape        dtype  1 thread                    2 threads
+//   4096x768     f32    36.9 (0.71, 1.01x oneDNN)   54.8 (0.46, 0.69x)
+//   16384x4096   f32    22.5 (0.98, 1.60x)          43.1 (0.96, 1.88x)
+//   16384x16384  f32    25.5 (1.03, 1.90x)          49.6 (1.54, 1.82x)
+//   16384x4096   f16    15.1 (0.57)                 28.3 (0.89)
+//   16384x16384  f16    17.8 (0.66)                 35.0 (1.00)
+//   16384x4096   bf16   13.3 (0.54, 1.25x)          26.0 (0.84, 1.24x)
+//   16384x16384  bf16   16.3 (0.66, 1.46x)          31.5 (0.96, 1.53x)
+// 16-bit forwards are compute-bound there: Zen 4 runs 512-bit ops as two
+// 256-bit halves, and the bf16 kernel spends 17 vector ops per 16 elements
+// (statistics pass 6, output map 11 with the store; disassembly of
+// layer_norm_fwd_bf16__x86_avx512_bf16_c0), ~0.7 cycles an element at ~3
+// GHz: 3.5-4.8 G elements/s, below oneDNN's bf16 on cache-resident shapes
+// (4096x1024: 16.1 vs 21.5 GB/s).
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -104,6 +121,13 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 //   16384x16384  f32     9.1 (0.78, 1.32x)          18.4 (0.82, 1.42x)
 //   16384x4096   f16     6.8 (0.55)                 10.9 (0.51)
 //   16384x4096   bf16    5.6 (0.42)                  9.2 (0.54)
+// AVX-512 VM (as for the forward above):
+//   4096x768     f32    21.3 (0.52, 1.03x oneDNN)   42.3 (0.51, 0.91x)
+//   16384x4096   f32    13.6 (0.67, 1.50x)          23.9 (0.70, 1.52x)
+//   16384x16384  f32    12.8 (0.66, 1.37x)          25.7 (1.02, 1.78x)
+//   16384x4096   f16     8.6 (0.43)                 15.6 (0.48)
+//   16384x4096   bf16    7.9 (0.43, 0.91x)          15.1 (0.45, 0.95x)
+//   16384x16384  bf16    7.7 (0.38, 0.99x)          14.3 (0.47, 1.00x)
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   Var row("row");
