@@ -170,23 +170,32 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   return absl::OkStatus();
 }
 
-// --mode=runtime: the tuning file, and with --update_tuned the tuned table.
-absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
-  std::filesystem::path bzl;
-  if (absl::GetFlag(FLAGS_update_tuned)) {
-    absl::StatusOr<std::filesystem::path> dir = WorkspaceTunedDir("--update_tuned");
-    if (!dir.ok()) return dir.status();
-    bzl = *dir / (target.key + ".bzl");
-  }
-  absl::StatusOr<internal::TuningFile> measured =
-      RunRuntimeTuning(scope, target, TimingOptions(), absl::GetFlag(FLAGS_out));
-  if (!measured.ok() || bzl.empty()) return measured.status();
+// The workspace's schedules/tuned/<target>.bzl, read and parsed.
+absl::StatusOr<TunedTable> ReadTunedTable(const std::filesystem::path& bzl) {
   absl::StatusOr<std::string> text = ReadFile(bzl);
   if (!text.ok()) return text.status();
   absl::StatusOr<TunedTable> table = ParseTunedBzl(*text);
   if (!table.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(bzl.string(), ": ", table.status().message()));
   }
+  return table;
+}
+
+// --mode=runtime: the tuning file, and with --update_tuned the tuned table
+// (read before the minutes of timing, so a missing or broken one fails at once).
+absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
+  std::filesystem::path bzl;
+  absl::StatusOr<TunedTable> table;
+  if (absl::GetFlag(FLAGS_update_tuned)) {
+    absl::StatusOr<std::filesystem::path> dir = WorkspaceTunedDir("--update_tuned");
+    if (!dir.ok()) return dir.status();
+    bzl = *dir / (target.key + ".bzl");
+    table = ReadTunedTable(bzl);
+    if (!table.ok()) return table.status();
+  }
+  absl::StatusOr<internal::TuningFile> measured =
+      RunRuntimeTuning(scope, target, TimingOptions(), absl::GetFlag(FLAGS_out));
+  if (!measured.ok() || bzl.empty()) return measured.status();
   const std::string provenance =
       absl::StrCat("tools/autotune --mode=runtime on ", CpuModel(), ", ", Today());
   if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *table); !s.ok()) return s;

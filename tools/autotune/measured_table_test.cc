@@ -35,8 +35,6 @@ std::string TargetWithTwoConfigs() {
   return "";
 }
 
-Config KnobsOf(const Variant& v) { return ParseKnobs(v.config); }
-
 class MeasuredTableTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -44,7 +42,8 @@ class MeasuredTableTest : public testing::Test {
     ASSERT_FALSE(target_.empty()) << "no CPU target with two row-norm configs in this build";
     table_.target = target_;
     table_.provenance = "tools/autotune --mode=schedules on a CPU, 2026-01-01";
-    table_.row_norm_configs = {KnobsOf(*RmsForward(target_, 0)), KnobsOf(*RmsForward(target_, 1))};
+    table_.row_norm_configs = {ParseKnobs(RmsForward(target_, 0)->config),
+                              ParseKnobs(RmsForward(target_, 1)->config)};
     table_.entries = {{"rms_norm", "fwd", "f32", 3, 0, 0}, {"rms_norm", "fwd", "f32", 3, 1, 0}};
     measured_.entries = {{3, 0, RmsForward(target_, 1)}, {2, 2, RmsForward(target_, 1)}};
   }
