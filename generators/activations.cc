@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "generators/native_code.h"
 #include "generators/norm_types.h"
 
 namespace halnorm {
@@ -87,17 +88,6 @@ constexpr char kHalfToF32[] = "halnorm_f16_to_f32";
 constexpr char kF32ToHalf[] = "halnorm_f32_to_f16";
 constexpr char kF32ToBf16[] = "halnorm_f32_to_bf16";
 
-Halide::Expr CallNative(Halide::Type result, const char* name, const Halide::Expr& arg) {
-  return Halide::Internal::Call::make(result, name, {arg}, Halide::Internal::Call::PureExtern);
-}
-
-// Adds bitcode to the generator's externs map, which Halide links into the kernel.
-void LinkBitcode(Halide::GeneratorContext::ExternsMap& externs, const Halide::Target& target,
-                 const std::string& name, const unsigned char* bitcode, size_t size) {
-  externs.emplace(name, Halide::ExternalCode::bitcode_wrapper(
-                            target, std::vector<uint8_t>(bitcode, bitcode + size), name));
-}
-
 }  // namespace
 
 Activations::Activations(const std::string& dtype, const Halide::Target& target,
@@ -130,7 +120,7 @@ Activations::Activations(const std::string& dtype, const Halide::Target& target,
 Halide::Expr Activations::ToF32(const Halide::Expr& v) const {
   if (type_ == Halide::Float(16)) {
     Halide::Expr half_bits = Halide::reinterpret<uint16_t>(v);
-    return native_half_ ? CallNative(Halide::Float(32), kHalfToF32, half_bits)
+    return native_half_ ? CallNative(Halide::Float(32), kHalfToF32, {half_bits})
                         : bits16::HalfToFloat(half_bits);
   }
   if (type_ == Halide::BFloat(16)) return bits16::Bf16ToFloat(Halide::reinterpret<uint16_t>(v));
@@ -140,12 +130,12 @@ Halide::Expr Activations::ToF32(const Halide::Expr& v) const {
 Halide::Expr Activations::Store(const Halide::Expr& f32) const {
   if (type_ == Halide::Float(16)) {
     Halide::Expr half_bits =
-        native_half_ ? CallNative(Halide::UInt(16), kF32ToHalf, f32) : bits16::FloatToHalf(f32);
+        native_half_ ? CallNative(Halide::UInt(16), kF32ToHalf, {f32}) : bits16::FloatToHalf(f32);
     return Halide::reinterpret(storage_, half_bits);
   }
   if (type_ == Halide::BFloat(16)) {
     Halide::Expr bf16_bits =
-        native_bf16_ ? CallNative(Halide::UInt(16), kF32ToBf16, f32) : bits16::FloatToBf16(f32);
+        native_bf16_ ? CallNative(Halide::UInt(16), kF32ToBf16, {f32}) : bits16::FloatToBf16(f32);
     return Halide::reinterpret(storage_, bf16_bits);
   }
   return Halide::cast(type_, f32);

@@ -11,6 +11,7 @@
 // (n, 0, b), already summed over the chunks.
 #include "Halide.h"
 #include "generators/activations.h"
+#include "generators/fused_multiply_add.h"
 #include "generators/gpu_rows.h"
 #include "generators/norm_types.h"
 #include "generators/row_reduction.h"
@@ -64,6 +65,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane, &c = f.c;
     const bool layer = kind == NormKind::kLayer;
     const Activations acts(dtype, get_target(), *get_externs_map());
+    const FusedMultiplyAdd fma(get_target(), *get_externs_map());
     const bool gpu = get_target().has_gpu_feature();
     Input<Buffer<>>& x = *x_;
     Input<Buffer<>>& dy = *dy_;
@@ -73,7 +75,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr hidden = x.dim(0).extent();
     Expr rows = x.dim(1).extent();
     f.hidden = hidden;
-    Func dyf("dyf"), xhat("xhat"), g("g"), g_xhat("g_xhat");
+    Func dyf("dyf"), xhat("xhat"), g("g");
     const Expr read_row = gpu ? ReadableRow(x, r) : Expr(r);
     Expr rstd = (*rstd_)(0, read_row, b);
     dyf(n, r, b) = acts.ToF32(dy(n, read_row, b));
@@ -82,23 +84,27 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr weight = (*weight_)(n);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
     g(n, r, b) = dyf(n, r, b) * select(*has_weight_, weight, 1.f);
-    g_xhat(n, r, b) = g(n, r, b) * xhat(n, r, b);
 
-    const RowReduction row_sums = gpu
-                                      ? RowReduction(lane, r, b, hidden, vector_width, threads)
-                                      : RowReduction(lane, r, b, hidden, vector_width, accumulators);
+    const RowReduction row_sums(lane, r, b, hidden, vector_width, gpu ? threads : accumulators,
+                                fma);
     f.chunk = row_sums.chunk();
     f.tail = row_sums.tail();
     // Both row sums in one walk along the row.
-    const std::vector<Func> terms = layer ? std::vector<Func>{g_xhat, g} : std::vector<Func>{g_xhat};
+    std::vector<RowTerm> terms = {{g, xhat}};
+    if (layer) terms.push_back({g});
     Func sums = gpu ? row_sums.ThreadSum("sums", terms, &f.lane_sums, &f.fold_stages)
                     : row_sums.Sum("sums", terms, &f.lane_sums, &f.lane_fold);
     f.stats.push_back(sums);
+    // dnorm = g - mean(g) - xhat * mean(g * xhat) (RMSNorm: without mean(g)),
+    // the last product fused. g - mean(g) subtracts the rounded g the sum
+    // added up, so a one-element row gets exactly 0 (fused, the product's
+    // rounding error would be left, times an rstd of up to 1/sqrt(eps)).
     Expr inv_hidden = 1.f / cast<float>(hidden);
-    Expr dnorm = g(n, r, b) - xhat(n, r, b) * (RowReduction::Element(sums, 0, {r, b}) * inv_hidden);
-    if (layer) dnorm -= sums(r, b)[1] * inv_hidden;
+    Expr g_centered = layer ? g(n, r, b) - sums(r, b)[1] * inv_hidden : g(n, r, b);
+    Expr dnorm = fma(xhat(n, r, b), -(RowReduction::Element(sums, 0, {r, b}) * inv_hidden),
+                     g_centered);
     Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, read_row, b)), 0.f);
-    dx(n, r, b) = acts.Store(rstd * dnorm + extra);
+    dx(n, r, b) = acts.Store(fma(rstd, dnorm, extra));
 
     // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in
     // row order within the chunk.
@@ -113,18 +119,20 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // the device and is the same for any launch shape.
     RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
     f.over_chunks = chunks;
-    auto partial = [&](Output<Buffer<float>>& out, const std::string& name, Expr term_at_row) {
+    // Each row adds factor * other_factor.
+    auto partial = [&](Output<Buffer<float>>& out, const std::string& name, Expr factor,
+                       Expr other_factor) {
       Func chunk_sums = gpu ? Func(name + "_chunks") : Func(out);
       chunk_sums(n, c, b) = 0.f;
-      chunk_sums(n, c, b) += term_at_row;
+      chunk_sums(n, c, b) = fma(factor, other_factor, chunk_sums(n, c, b));
       f.partials.push_back(chunk_sums);
       if (!gpu) return;
       out(n, c, b) = 0.f;
       out(n, c, b) += chunk_sums(n, chunks, b);
       f.partial_sums.push_back(out);
     };
-    partial(*dweight_partial_, "dweight", dyf(n, row, b) * xhat(n, row, b));
-    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b));
+    partial(*dweight_partial_, "dweight", dyf(n, row, b), xhat(n, row, b));
+    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b), 1.f);
 
     for (int d = 0; d < 3; d++) {
       dy.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());

@@ -14,6 +14,7 @@
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
 #include "generators/activations.h"
+#include "generators/fused_multiply_add.h"
 #include "generators/gpu_rows.h"
 #include "generators/norm_types.h"
 #include "generators/row_reduction.h"
@@ -74,6 +75,7 @@ class RowNormForward : public Generator<RowNormForward> {
     const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane;
     const bool layer = kind == NormKind::kLayer;
     const Activations acts(dtype, get_target(), *get_externs_map());
+    const FusedMultiplyAdd fma(get_target(), *get_externs_map());
     const bool gpu = get_target().has_gpu_feature();
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& y = *y_;
@@ -94,11 +96,10 @@ class RowNormForward : public Generator<RowNormForward> {
       h(n, r, b) = acts.ToF32(x(n, row, b));
     }
 
-    const RowReduction rows = gpu ? RowReduction(lane, r, b, hidden, vector_width, threads)
-                                  : RowReduction(lane, r, b, hidden, vector_width, accumulators);
+    const RowReduction rows(lane, r, b, hidden, vector_width, gpu ? threads : accumulators, fma);
     f.chunk = rows.chunk();
     f.tail = rows.tail();
-    auto row_sum = [&](const std::string& name, const std::vector<Func>& terms) {
+    auto row_sum = [&](const std::string& name, const std::vector<RowTerm>& terms) {
       return gpu ? rows.ThreadSum(name, terms, &f.lane_sums, &f.fold_stages)
                  : rows.Sum(name, terms, &f.lane_sums, &f.lane_fold);
     };
@@ -108,7 +109,8 @@ class RowNormForward : public Generator<RowNormForward> {
     // mean of the row's first (up to) 16 elements. That keeps E[s]^2 a small
     // fraction of the variance, so a mean 1e6 times the std loses nothing to
     // cancellation. RMSNorm: the sum of squares.
-    Func centered("centered"), squares("squares");
+    // normalized(n, r, b) = (h - mean) * rstd, before the weight and bias.
+    Func normalized("normalized");
     if (layer) {
       // Any shift is exact algebra; this one only needs to be near the mean.
       // A balanced sum (short rows repeat their last element), not a serial
@@ -124,37 +126,37 @@ class RowNormForward : public Generator<RowNormForward> {
       shift(r, b) = head[0] * (1.f / kShiftSamples);
       f.stats.push_back(shift);
       shifted(n, r, b) = h(n, r, b) - shift(r, b);
-      squares(n, r, b) = shifted(n, r, b) * shifted(n, r, b);
-      Func sums = row_sum("sums", {shifted, squares});
+      Func sums = row_sum("sums", {{shifted}, {shifted, shifted}});
       Func centered_mean("centered_mean"), variance("variance");
       centered_mean(r, b) = sums(r, b)[0] / cast<float>(hidden);
       // Rounding can make it slightly negative; a NaN must stay NaN.
       Expr raw_variance =
           sums(r, b)[1] / cast<float>(hidden) - centered_mean(r, b) * centered_mean(r, b);
       variance(r, b) = select(raw_variance < 0.f, 0.f, raw_variance);
-      centered(n, r, b) = shifted(n, r, b) - centered_mean(r, b);
       f.stats.insert(f.stats.end(), {sums, centered_mean, variance});
       f.rstd = Func("row_rstd");
       f.rstd(r, b) = 1.f / sqrt(variance(r, b) + *eps_);
       f.mean = Func("row_mean");
       f.mean(r, b) = shift(r, b) + centered_mean(r, b);
-      f.stats.push_back(f.mean);
+      // (s - centered_mean) * rstd as one fused op: s * rstd + offset.
+      Func offset("normalized_offset");
+      offset(r, b) = -centered_mean(r, b) * f.rstd(r, b);
+      f.stats.insert(f.stats.end(), {f.mean, f.rstd, offset});
+      normalized(n, r, b) = fma(shifted(n, r, b), f.rstd(r, b), offset(r, b));
     } else {
-      centered(n, r, b) = h(n, r, b);
-      squares(n, r, b) = h(n, r, b) * h(n, r, b);
-      Func sum_sq = row_sum("sq", {squares});
+      Func sum_sq = row_sum("sq", {{h, h}});
       f.rstd = Func("row_rstd");
       f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) / cast<float>(hidden) + *eps_);
-      f.stats.push_back(sum_sq);
+      f.stats.insert(f.stats.end(), {sum_sq, f.rstd});
+      normalized(n, r, b) = h(n, r, b) * f.rstd(r, b);
     }
-    f.stats.push_back(f.rstd);
 
     Expr weight = (*weight_)(n);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
     Expr scale = select(*has_weight_, weight, 1.f);
-    Expr normalized = centered(n, r, b) * f.rstd(r, b) * scale;
-    if (layer) normalized += select(*has_bias_, (*bias_)(n), 0.f);
-    y(n, r, b) = acts.Store(normalized);
+    Expr affine = layer ? fma(normalized(n, r, b), scale, select(*has_bias_, (*bias_)(n), 0.f))
+                        : normalized(n, r, b) * scale;
+    y(n, r, b) = acts.Store(affine);
     if (residual) (*residual_out_)(n, r, b) = stored_h(n, r, b);
     if (layer) (*mean_out_)(n, r, b) = f.mean(r, b);
     (*rstd_out_)(n, r, b) = f.rstd(r, b);

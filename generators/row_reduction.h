@@ -12,14 +12,23 @@
 #include <vector>
 
 #include "Halide.h"
+#include "generators/fused_multiply_add.h"
 
 namespace halnorm {
+
+// What a row sum adds up at each n: factor(n, r, b), or, with other_factor
+// defined, factor * other_factor, accumulated by one fused multiply-add.
+struct RowTerm {
+  Halide::Func factor;
+  Halide::Func other_factor;
+};
 
 class RowReduction {
  public:
   RowReduction(Halide::Var lane, Halide::Var r, Halide::Var b, Halide::Expr hidden,
-               int vector_width, int accumulators)
-      : lane_(lane),
+               int vector_width, int accumulators, const FusedMultiplyAdd& fma)
+      : fma_(fma),
+        lane_(lane),
         r_(r),
         b_(b),
         vector_width_(vector_width),
@@ -34,7 +43,7 @@ class RowReduction {
   // accumulators folded into one vector, Func(lane, r, b) with lane <
   // vector_width, for the schedule. With one term, total is an ordinary
   // single-valued Func.
-  Halide::Func Sum(const std::string& name, const std::vector<Halide::Func>& terms,
+  Halide::Func Sum(const std::string& name, const std::vector<RowTerm>& terms,
                    Halide::Func* lane_acc, Halide::Func* lane_fold) const {
     using Halide::Expr;
     *lane_acc = LaneAccumulators(name, terms);
@@ -63,7 +72,7 @@ class RowReduction {
   // halved pairwise, log2(threads) stages (thread t adds t + half), and the
   // total is the last stage at thread 0, plus the scalar tail. The
   // summation order differs from Sum()'s; both are balanced trees.
-  Halide::Func ThreadSum(const std::string& name, const std::vector<Halide::Func>& terms,
+  Halide::Func ThreadSum(const std::string& name, const std::vector<RowTerm>& terms,
                          Halide::Func* lane_acc, std::vector<Halide::Func>* fold_stages) const {
     using Halide::Expr;
     using Halide::Func;
@@ -108,28 +117,36 @@ class RowReduction {
   // acc(lane, r, b): lane's running sums of each term along the row, one
   // Tuple element per term.
   Halide::Func LaneAccumulators(const std::string& name,
-                                const std::vector<Halide::Func>& terms) const {
+                                const std::vector<RowTerm>& terms) const {
     Halide::Func acc("lane_" + name);
     acc(lane_, r_, b_) = Halide::Tuple(std::vector<Halide::Expr>(terms.size(), 0.f));
     std::vector<Halide::Expr> step;
     for (size_t i = 0; i < terms.size(); i++) {
-      step.push_back(Element(acc, i, {lane_, r_, b_}) + terms[i](chunk_ * lanes_ + lane_, r_, b_));
+      step.push_back(Accumulate(terms[i], Element(acc, i, {lane_, r_, b_}),
+                                {chunk_ * lanes_ + lane_, r_, b_}));
     }
     acc(lane_, r_, b_) = Halide::Tuple(step);
     return acc;
   }
 
   // total(r, b) = the lanes' totals plus the row's tail, element-wise.
-  Halide::Func TotalWithTail(const std::string& name, const std::vector<Halide::Func>& terms,
+  Halide::Func TotalWithTail(const std::string& name, const std::vector<RowTerm>& terms,
                              const std::vector<Halide::Expr>& lane_totals) const {
     Halide::Func total("row_" + name);
     total(r_, b_) = Halide::Tuple(lane_totals);
     std::vector<Halide::Expr> tail_step;
     for (size_t i = 0; i < terms.size(); i++) {
-      tail_step.push_back(Element(total, i, {r_, b_}) + terms[i](tail_, r_, b_));
+      tail_step.push_back(Accumulate(terms[i], Element(total, i, {r_, b_}), {tail_, r_, b_}));
     }
     total(r_, b_) = Halide::Tuple(tail_step);
     return total;
+  }
+
+  // sum + term at `at`.
+  Halide::Expr Accumulate(const RowTerm& term, const Halide::Expr& sum,
+                          const std::vector<Halide::Expr>& at) const {
+    if (!term.other_factor.defined()) return sum + term.factor(at);
+    return fma_(term.factor(at), term.other_factor(at), sum);
   }
 
   // Element i of fold(lane) summed over lanes [begin, end), pairwise.
@@ -139,6 +156,7 @@ class RowReduction {
     return TreeSum(fold, i, begin, middle) + TreeSum(fold, i, middle, end);
   }
 
+  const FusedMultiplyAdd& fma_;
   Halide::Var lane_, r_, b_;
   int vector_width_, accumulators_, lanes_;
   Halide::RDom chunk_, tail_;

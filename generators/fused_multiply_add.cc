@@ -1,0 +1,32 @@
+#include "generators/fused_multiply_add.h"
+
+#include <cstddef>
+
+#include "generators/native_code.h"
+
+namespace halnorm {
+namespace native_fma_bitcode {  // native_fma_bitcode.cc, generated
+extern const unsigned char kX86_64[], kAarch64[];
+extern const size_t kX86_64Size, kAarch64Size;
+}  // namespace native_fma_bitcode
+
+FusedMultiplyAdd::FusedMultiplyAdd(const Halide::Target& target,
+                                   Halide::GeneratorContext::ExternsMap& externs) {
+  if (target.bits != 64 || target.has_gpu_feature()) return;
+  if (target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::FMA)) {
+    LinkBitcode(externs, target, "halnorm.native_fma", native_fma_bitcode::kX86_64,
+                native_fma_bitcode::kX86_64Size);
+    native_ = true;
+  } else if (target.arch == Halide::Target::ARM) {
+    LinkBitcode(externs, target, "halnorm.native_fma", native_fma_bitcode::kAarch64,
+                native_fma_bitcode::kAarch64Size);
+    native_ = true;
+  }
+}
+
+Halide::Expr FusedMultiplyAdd::operator()(const Halide::Expr& a, const Halide::Expr& b,
+                                          const Halide::Expr& c) const {
+  return native_ ? CallNative(Halide::Float(32), "halnorm_fma", {a, b, c}) : a * b + c;
+}
+
+}  // namespace halnorm
