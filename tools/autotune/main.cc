@@ -46,6 +46,9 @@ ABSL_FLAG(int, close_reps, -1,
 ABSL_FLAG(bool, autoschedulers, true, "also time Halide's Adams2019, Mullapudi2016, Li2018");
 ABSL_FLAG(int, max_configs, 5, "schedules: at most this many configs per generator family");
 ABSL_FLAG(std::string, timings_csv, "", "schedules: also write every timing to this CSV file");
+ABSL_FLAG(int, runs, 1,
+          "runtime: time the whole grid this many times and pick, per bucket, the variant "
+          "whose worst run is best (near ties on a noisy machine flip between runs)");
 ABSL_FLAG(bool, update_tuned, false,
           "runtime: also write the measured picks into schedules/tuned/<target>.bzl's table "
           "(its configs unchanged; commit it, and the next build dispatches by it)");
@@ -194,10 +197,13 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
     if (!table.ok()) return table.status();
   }
   absl::StatusOr<internal::TuningFile> measured =
-      RunRuntimeTuning(scope, target, TimingOptions(), absl::GetFlag(FLAGS_out));
+      RunRuntimeTuning(scope, target, TimingOptions(),
+                                                        absl::GetFlag(FLAGS_out),
+                                                        absl::GetFlag(FLAGS_runs));
   if (!measured.ok() || bzl.empty()) return measured.status();
   const std::string provenance =
-      absl::StrCat("tools/autotune --mode=runtime on ", CpuModel(), ", ", Today());
+      absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs), " on ",
+                   CpuModel(), ", ", Today());
   if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *table); !s.ok()) return s;
   if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;
   std::printf("wrote the measured picks into %s; commit it and rebuild\n", bzl.c_str());

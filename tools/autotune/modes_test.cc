@@ -106,6 +106,26 @@ TEST(RuntimeModeTest, TimesTheVariantsDispatchChoosesAmong) {
   }
 }
 
+// --runs=2: each bucket's pick weighs both timings of the grid; still one
+// entry per bucket, from the host's variants.
+TEST(RuntimeModeTest, SeveralRunsStillGiveOneEntryPerBucket) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok()) << target.status();
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/two_runs.tuning";
+  absl::StatusOr<internal::TuningFile> tuned =
+      RunRuntimeTuning(SmallScope(), *target, kFast, path, /*runs=*/2);
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  EXPECT_EQ(tuned->entries.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
+  std::set<std::tuple<internal::Direction, int, int>> buckets;
+  for (const internal::TuningEntry& e : tuned->entries) {
+    EXPECT_EQ(std::string(e.variant->target), target->key);
+    buckets.insert({e.variant->direction, e.hidden_bucket, e.row_bucket});
+  }
+  EXPECT_EQ(buckets.size(), tuned->entries.size());
+  EXPECT_THAT(RunRuntimeTuning(SmallScope(), *target, kFast, path, 0).status().message(),
+              HasSubstr("--runs"));
+}
+
 TEST(RuntimeModeTest, RefusesAMissingOutputPath) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok());

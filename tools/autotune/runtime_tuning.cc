@@ -1,5 +1,6 @@
 #include "tools/autotune/runtime_tuning.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -54,65 +55,89 @@ struct PointTimes {
 absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
                                                       const TargetInfo& target,
                                                       const SideBySideOptions& timing,
-                                                      const std::string& out_path) {
+                                                      const std::string& out_path, int runs) {
   if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
+  if (runs < 1) return absl::InvalidArgumentError("--runs: must be >= 1");
   const std::vector<GridPoint> grid = ShapeGrid(scope);
-  Progress progress(static_cast<int>(grid.size()));
-  std::vector<PointTimes> times(grid.size());
+  Progress progress(static_cast<int>(grid.size()) * runs);
+  std::vector<std::vector<PointTimes>> times(runs, std::vector<PointTimes>(grid.size()));
   std::mt19937 rng(7);
-  // One problem per (op, dtype, shape), shared by both directions; the
-  // forward runs first so the backward reads real statistics.
+  // One problem per (op, dtype, shape), shared by both directions and all
+  // runs; the forward runs first so the backward reads real statistics.
   std::map<std::tuple<internal::Op, halnorm_dtype, std::vector<int64_t>>,
            std::unique_ptr<bench::NormProblem>>
       problems;
-  for (size_t p = 0; p < grid.size(); p++) {
-    const GridPoint& g = grid[p];
-    auto& problem = problems[{g.op, g.dtype, g.shape}];
-    if (!problem) {
-      problem = std::make_unique<bench::NormProblem>(g.op, g.dtype, g.shape, rng);
-      (void)problem->Forward();
+  for (int run = 0; run < runs; run++) {
+    for (size_t p = 0; p < grid.size(); p++) {
+      const GridPoint& g = grid[p];
+      auto& problem = problems[{g.op, g.dtype, g.shape}];
+      if (!problem) {
+        problem = std::make_unique<bench::NormProblem>(g.op, g.dtype, g.shape, rng);
+        (void)problem->Forward();
+      }
+      PointTimes& t = times[run][p];
+      t.candidates = CandidatesFor(g, target);
+      // The candidates and dispatch itself (nullptr), side by side.
+      std::vector<std::function<absl::Status()>> calls;
+      for (const Variant* v : t.candidates) {
+        calls.push_back([&instance = *problem, &g, v] { return instance.Run(g.direction, v); });
+      }
+      calls.push_back([&instance = *problem, &g] { return instance.Run(g.direction, nullptr); });
+      SideBySideTimes measured = TimeSideBySide(calls, timing);
+      for (const absl::Status& s : measured.status) {
+        if (!s.ok()) return s;
+      }
+      t.dispatch_seconds = measured.seconds.back();
+      measured.seconds.pop_back();
+      t.seconds = std::move(measured.seconds);
+      progress.Step(absl::StrCat(runs > 1 ? absl::StrCat("run ", run + 1, ": ") : "",
+                                 g.Describe(), ": ", t.candidates.size(), " variants"));
     }
-    PointTimes& t = times[p];
-    t.candidates = CandidatesFor(g, target);
-    // The candidates and dispatch itself (nullptr), side by side.
-    std::vector<std::function<absl::Status()>> calls;
-    for (const Variant* v : t.candidates) {
-      calls.push_back([&instance = *problem, &g, v] { return instance.Run(g.direction, v); });
-    }
-    calls.push_back([&instance = *problem, &g] { return instance.Run(g.direction, nullptr); });
-    SideBySideTimes measured = TimeSideBySide(calls, timing);
-    for (const absl::Status& s : measured.status) {
-      if (!s.ok()) return s;
-    }
-    t.dispatch_seconds = measured.seconds.back();
-    measured.seconds.pop_back();
-    t.seconds = std::move(measured.seconds);
-    progress.Step(absl::StrCat(g.Describe(), ": ", t.candidates.size(), " variants"));
   }
 
-  // Per bucket, the variant with the lowest geomean over its points.
+  // Per bucket, over its points in every run: the variant whose worst ratio
+  // to the point's best is highest (ties: the lower geomean).
   const std::map<BucketKey, std::vector<int>> buckets = GroupByBucket(grid);
   internal::TuningFile file;
-  double log_dispatch = 0, log_table = 0, worst = 1;
-  std::string worst_point;
+  std::vector<double> log_dispatch(runs, 0), worst(runs, 1);
+  std::vector<std::string> worst_point(runs);
+  // Per point, dispatch's ratio in each run; the median over runs is what a
+  // noisy machine's one-off slow spells leave alone.
+  double log_median = 0, worst_median = 1;
+  std::string worst_median_point;
+  double log_table = 0;
   for (const auto& [key, points] : buckets) {
-    const PointTimes& first = times[points[0]];
-    Timings seconds(first.candidates.size());
-    for (size_t c = 0; c < first.candidates.size(); c++) {
-      for (int p : points) seconds[c].push_back(times[p].seconds[c]);
+    const std::vector<const Variant*>& candidates = times[0][points[0]].candidates;
+    Timings seconds(candidates.size());  // [candidate][run * points + point]
+    for (size_t c = 0; c < candidates.size(); c++) {
+      for (int run = 0; run < runs; run++) {
+        for (int p : points) seconds[c].push_back(times[run][p].seconds[c]);
+      }
     }
-    std::vector<int> all(first.candidates.size()), bucket_points(points.size());
+    std::vector<int> all(candidates.size()), samples(seconds[0].size());
     for (size_t c = 0; c < all.size(); c++) all[c] = c;
-    for (size_t i = 0; i < points.size(); i++) bucket_points[i] = i;
-    const int chosen = BestOver(seconds, all, bucket_points);
-    file.entries.push_back({grid[points[0]].hidden_bucket, grid[points[0]].row_bucket,
-                            first.candidates[chosen]});
+    for (size_t i = 0; i < samples.size(); i++) samples[i] = i;
+    const int chosen = BestOver(seconds, all, samples);
+    file.entries.push_back(
+        {grid[points[0]].hidden_bucket, grid[points[0]].row_bucket, candidates[chosen]});
     for (size_t i = 0; i < points.size(); i++) {
-      const double best = BestTime(seconds, i);
-      const double dispatch = best / times[points[i]].dispatch_seconds;
-      log_dispatch += std::log(dispatch);
-      log_table += std::log(best / seconds[chosen][i]);
-      if (dispatch < worst) worst = dispatch, worst_point = grid[points[i]].Describe();
+      std::vector<double> ratios;
+      for (int run = 0; run < runs; run++) {
+        const int sample = run * points.size() + i;
+        const double best = BestTime(seconds, sample);
+        const double dispatch = best / times[run][points[i]].dispatch_seconds;
+        ratios.push_back(dispatch);
+        log_dispatch[run] += std::log(dispatch);
+        log_table += std::log(best / seconds[chosen][sample]);
+        if (dispatch < worst[run]) {
+          worst[run] = dispatch, worst_point[run] = grid[points[i]].Describe();
+        }
+      }
+      std::sort(ratios.begin(), ratios.end());
+      const double median = runs % 2 ? ratios[runs / 2]
+                                     : (ratios[runs / 2 - 1] + ratios[runs / 2]) / 2;
+      log_median += std::log(median);
+      if (median < worst_median) worst_median = median, worst_median_point = grid[points[i]].Describe();
     }
   }
   std::ofstream out(out_path);
@@ -120,12 +145,22 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
   out.close();
   if (!out) return absl::UnavailableError(absl::StrCat("--out: cannot write ", out_path));
   const double n = static_cast<double>(grid.size());
+  std::printf("\ndispatch as built (%s) vs the per-shape best compiled variant:\n",
+              halnorm_tuning_source());
+  for (int run = 0; run < runs; run++) {
+    std::printf("  %sgeomean %.3f, worst %.3f (%s)\n",
+                runs > 1 ? absl::StrCat("run ", run + 1, ": ").c_str() : "",
+                std::exp(log_dispatch[run] / n), worst[run], worst_point[run].c_str());
+  }
+  if (runs > 1) {
+    std::printf("  each shape's median over the runs: geomean %.3f, worst %.3f (%s)\n",
+                std::exp(log_median / n), worst_median, worst_median_point.c_str());
+  }
   std::printf(
-      "\ndispatch as built (%s) vs the per-shape best compiled variant: geomean %.3f, "
-      "worst %.3f (%s)\nthe new tuning file's picks vs the per-shape best: geomean %.3f\n"
+      "the new tuning file's picks vs the per-shape best%s: geomean %.3f\n"
       "wrote %s (%zu entries); load it with HALNORM_TUNING_FILE=%s\n",
-      halnorm_tuning_source(), std::exp(log_dispatch / n), worst, worst_point.c_str(),
-      std::exp(log_table / n), out_path.c_str(), file.entries.size(), out_path.c_str());
+      runs > 1 ? " (all runs)" : "", std::exp(log_table / (n * runs)), out_path.c_str(),
+      file.entries.size(), out_path.c_str());
   return file;
 }
 
