@@ -101,8 +101,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // rounding error would be left, times an rstd of up to 1/sqrt(eps)).
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr g_centered = layer ? g(n, r, b) - sums(r, b)[1] * inv_hidden : g(n, r, b);
-    Expr dnorm = fma(xhat(n, r, b), -(RowReduction::Element(sums, 0, {r, b}) * inv_hidden),
-                     g_centered);
+    Expr dnorm =
+        fma(xhat(n, r, b), -(RowReduction::Element(sums, 0, {r, b}) * inv_hidden), g_centered);
     Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, read_row, b)), 0.f);
     dx(n, r, b) = acts.Store(fma(rstd, dnorm, extra));
 

@@ -109,15 +109,15 @@ class RowReduction {
   Halide::RVar tail() const { return tail_; }
 
   // Element i of a (possibly single-valued) Func's value at `at`.
-  static Halide::Expr Element(const Halide::Func& f, size_t i, const std::vector<Halide::Expr>& at) {
+  static Halide::Expr Element(const Halide::Func& f, size_t i,
+                              const std::vector<Halide::Expr>& at) {
     return f.outputs() == 1 ? Halide::Expr(f(at)) : f(at)[i];
   }
 
  private:
   // acc(lane, r, b): lane's running sums of each term along the row, one
   // Tuple element per term.
-  Halide::Func LaneAccumulators(const std::string& name,
-                                const std::vector<RowTerm>& terms) const {
+  Halide::Func LaneAccumulators(const std::string& name, const std::vector<RowTerm>& terms) const {
     Halide::Func acc("lane_" + name);
     acc(lane_, r_, b_) = Halide::Tuple(std::vector<Halide::Expr>(terms.size(), 0.f));
     std::vector<Halide::Expr> step;

@@ -196,10 +196,8 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
     table = ReadTunedTable(bzl);
     if (!table.ok()) return table.status();
   }
-  absl::StatusOr<internal::TuningFile> measured =
-      RunRuntimeTuning(scope, target, TimingOptions(),
-                                                        absl::GetFlag(FLAGS_out),
-                                                        absl::GetFlag(FLAGS_runs));
+  absl::StatusOr<internal::TuningFile> measured = RunRuntimeTuning(
+      scope, target, TimingOptions(), absl::GetFlag(FLAGS_out), absl::GetFlag(FLAGS_runs));
   if (!measured.ok() || bzl.empty()) return measured.status();
   const std::string provenance =
       absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs), " on ",

@@ -50,17 +50,14 @@ struct PointTimes {
   double dispatch_seconds;      // what dispatch picks today (built-in table or loaded file)
 };
 
-}  // namespace
+// times[run][p]: grid point p timed in run `run`, every candidate and
+// dispatch side by side.
+using GridTimes = std::vector<std::vector<PointTimes>>;
 
-absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
-                                                      const TargetInfo& target,
-                                                      const SideBySideOptions& timing,
-                                                      const std::string& out_path, int runs) {
-  if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
-  if (runs < 1) return absl::InvalidArgumentError("--runs: must be >= 1");
-  const std::vector<GridPoint> grid = ShapeGrid(scope);
+absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const TargetInfo& target,
+                                   const SideBySideOptions& timing, int runs) {
   Progress progress(static_cast<int>(grid.size()) * runs);
-  std::vector<std::vector<PointTimes>> times(runs, std::vector<PointTimes>(grid.size()));
+  GridTimes times(runs, std::vector<PointTimes>(grid.size()));
   std::mt19937 rng(7);
   // One problem per (op, dtype, shape), shared by both directions and all
   // runs; the forward runs first so the backward reads real statistics.
@@ -77,7 +74,6 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
       }
       PointTimes& t = times[run][p];
       t.candidates = CandidatesFor(g, target);
-      // The candidates and dispatch itself (nullptr), side by side.
       std::vector<std::function<absl::Status()>> calls;
       for (const Variant* v : t.candidates) {
         calls.push_back([&instance = *problem, &g, v] { return instance.Run(g.direction, v); });
@@ -90,10 +86,24 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
       t.dispatch_seconds = measured.seconds.back();
       measured.seconds.pop_back();
       t.seconds = std::move(measured.seconds);
-      progress.Step(absl::StrCat(runs > 1 ? absl::StrCat("run ", run + 1, ": ") : "",
-                                 g.Describe(), ": ", t.candidates.size(), " variants"));
+      progress.Step(absl::StrCat(runs > 1 ? absl::StrCat("run ", run + 1, ": ") : "", g.Describe(),
+                                 ": ", t.candidates.size(), " variants"));
     }
   }
+  return times;
+}
+
+}  // namespace
+
+absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const TargetInfo& target,
+                                                      const SideBySideOptions& timing,
+                                                      const std::string& out_path, int runs) {
+  if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
+  if (runs < 1) return absl::InvalidArgumentError("--runs: must be >= 1");
+  const std::vector<GridPoint> grid = ShapeGrid(scope);
+  absl::StatusOr<GridTimes> timed = TimeGrid(grid, target, timing, runs);
+  if (!timed.ok()) return timed.status();
+  const GridTimes& times = *timed;
 
   // Per bucket, over its points in every run: the variant whose worst ratio
   // to the point's best is highest (ties: the lower geomean).
@@ -134,10 +144,12 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
         }
       }
       std::sort(ratios.begin(), ratios.end());
-      const double median = runs % 2 ? ratios[runs / 2]
-                                     : (ratios[runs / 2 - 1] + ratios[runs / 2]) / 2;
+      const double median =
+          runs % 2 ? ratios[runs / 2] : (ratios[runs / 2 - 1] + ratios[runs / 2]) / 2;
       log_median += std::log(median);
-      if (median < worst_median) worst_median = median, worst_median_point = grid[points[i]].Describe();
+      if (median < worst_median) {
+        worst_median = median, worst_median_point = grid[points[i]].Describe();
+      }
     }
   }
   std::ofstream out(out_path);

@@ -19,8 +19,7 @@ namespace halnorm::autotune {
 // whole grid is timed that many times, minutes apart, and each bucket gets
 // the variant whose worst ratio to the per-shape best over all runs is
 // highest: on a noisy machine one run's near ties flip from run to run.
-absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope,
-                                                      const TargetInfo& target,
+absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const TargetInfo& target,
                                                       const SideBySideOptions& timing,
                                                       const std::string& out_path, int runs = 1);
 
