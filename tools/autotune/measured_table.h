@@ -2,8 +2,8 @@
 // schedules/tuned/<target>.bzl taken from timings of the compiled variants.
 // The JIT search picks configs and table on JIT-compiled kernels; the
 // AOT-compiled ones rank differently on some shapes, and the built-in table
-// should follow what the library really runs. Only the table changes: the configs, and so the
-// kernels a build compiles, stay as they are.
+// should follow what the library really runs. Only the table changes: the
+// configs, and so the kernels a build compiles, stay as they are.
 #ifndef HALNORM_TOOLS_AUTOTUNE_MEASURED_TABLE_H_
 #define HALNORM_TOOLS_AUTOTUNE_MEASURED_TABLE_H_
 

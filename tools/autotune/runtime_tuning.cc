@@ -4,15 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "bench/norm_problem.h"
 #include "runtime/tuning_file.h"
 #include "runtime/variant_index.h"
@@ -50,6 +49,11 @@ struct PointTimes {
   double dispatch_seconds;      // what dispatch picks today (built-in table or loaded file)
 };
 
+// "run 2: " before a line about one of several runs; nothing with one run.
+std::string RunLabel(int run, int runs) {
+  return runs > 1 ? absl::StrCat("run ", run + 1, ": ") : "";
+}
+
 // times[run][p]: grid point p timed in run `run`, every candidate and
 // dispatch side by side.
 using GridTimes = std::vector<std::vector<PointTimes>>;
@@ -86,8 +90,8 @@ absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const Tar
       t.dispatch_seconds = measured.seconds.back();
       measured.seconds.pop_back();
       t.seconds = std::move(measured.seconds);
-      progress.Step(absl::StrCat(runs > 1 ? absl::StrCat("run ", run + 1, ": ") : "", g.Describe(),
-                                 ": ", t.candidates.size(), " variants"));
+      progress.Step(
+          absl::StrCat(RunLabel(run, runs), g.Describe(), ": ", t.candidates.size(), " variants"));
     }
   }
   return times;
@@ -160,8 +164,7 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   std::printf("\ndispatch as built (%s) vs the per-shape best compiled variant:\n",
               halnorm_tuning_source());
   for (int run = 0; run < runs; run++) {
-    std::printf("  %sgeomean %.3f, worst %.3f (%s)\n",
-                runs > 1 ? absl::StrCat("run ", run + 1, ": ").c_str() : "",
+    std::printf("  %sgeomean %.3f, worst %.3f (%s)\n", RunLabel(run, runs).c_str(),
                 std::exp(log_dispatch[run] / n), worst[run], worst_point[run].c_str());
   }
   if (runs > 1) {
