@@ -8,6 +8,7 @@
 // p / pixels_per_task.
 #include "Halide.h"
 #include "generators/activations.h"
+#include "generators/fused_multiply_add.h"
 #include "generators/norm_types.h"
 #include "schedules/channel_norm_schedule.h"
 
@@ -46,6 +47,7 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     f.tile = Var("tile");
     const Var &p = f.p, &c = f.c, &s = f.s, &lane = f.lane, &tile = f.tile;
     const Activations acts(dtype, get_target(), *get_externs_map());
+    const FusedMultiplyAdd fma(get_target(), *get_externs_map());
     const int lanes = vector_width, tile_pixels = pixels_per_task;
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& dx = *dx_;
@@ -65,11 +67,13 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     f.sum_g(p, s) += g(p, k, s);
     f.sum_g_xhat = Func("sum_g_xhat");
     f.sum_g_xhat(p, s) = 0.f;
-    f.sum_g_xhat(p, s) += g(p, k, s) * xhat(p, k, s);
+    f.sum_g_xhat(p, s) = fma(g(p, k, s), xhat(p, k, s), f.sum_g_xhat(p, s));
+    // dnorm = g - mean(g) - xhat * mean(g * xhat), the product fused; g -
+    // mean(g) unfused, as in the row norm, so a one-channel image gets 0.
     Expr inv_channels = 1.f / cast<float>(channels);
-    dx(p, c, s) =
-        acts.Store((*rstd_)(p, 0, s) * (g(p, c, s) - f.sum_g(p, s) * inv_channels -
-                                        xhat(p, c, s) * f.sum_g_xhat(p, s) * inv_channels));
+    Expr dnorm = fma(xhat(p, c, s), -(f.sum_g_xhat(p, s) * inv_channels),
+                     g(p, c, s) - f.sum_g(p, s) * inv_channels);
+    dx(p, c, s) = acts.Store((*rstd_)(p, 0, s) * dnorm);
 
     // Partials: pixel lane `lane` of tile `tile` sums pixels
     // tile*tile_pixels + j*lanes + lane, j in order: first every whole
@@ -86,16 +90,20 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     Expr tail_start = pixels / lanes * lanes;
     RDom tail(0, 1, "tail");
     tail.where(tile == tail_start / tile_pixels && tail_start + lane < pixels);
-    auto partial = [&](Output<Buffer<float>>& out, Func term) {
+    // Each pixel adds factor * other_factor (just factor, when other_factor
+    // is undefined).
+    auto partial = [&](Output<Buffer<float>>& out, Func factor, Func other_factor) {
+      auto add = [&](Expr pixel) {
+        Expr sum = out(lane, c, tile, s), a = factor(pixel, c, s);
+        return other_factor.defined() ? fma(a, other_factor(pixel, c, s), sum) : a + sum;
+      };
       out(lane, c, tile, s) = 0.f;
-      out(lane, c, tile, s) += term(clamped(vector_start + lane), c, s);
-      out(lane, c, tile, s) += term(clamped(tail_start + lane + tail), c, s);
+      out(lane, c, tile, s) = add(clamped(vector_start + lane));
+      out(lane, c, tile, s) = add(clamped(tail_start + lane + tail));
       f.partials.push_back(out);
     };
-    Func dy_xhat("dy_xhat");
-    dy_xhat(p, c, s) = dyf(p, c, s) * xhat(p, c, s);
-    partial(*dweight_partial_, dy_xhat);
-    partial(*dbias_partial_, dyf);
+    partial(*dweight_partial_, dyf, xhat);
+    partial(*dbias_partial_, dyf, Func());
 
     for (int d = 0; d < 3; d++) {
       x.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());

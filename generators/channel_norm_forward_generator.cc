@@ -8,6 +8,7 @@
 // mean/rstd are (p, 0, s): extent 1 along c.
 #include "Halide.h"
 #include "generators/activations.h"
+#include "generators/fused_multiply_add.h"
 #include "generators/norm_types.h"
 #include "schedules/channel_norm_schedule.h"
 
@@ -45,6 +46,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     f.s = Var("s");
     const Var &p = f.p, &c = f.c, &s = f.s;
     const Activations acts(dtype, get_target(), *get_externs_map());
+    const FusedMultiplyAdd fma(get_target(), *get_externs_map());
     Input<Buffer<>>& x = *x_;
     Output<Buffer<>>& y = *y_;
 
@@ -66,7 +68,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     centered(p, c, s) = shifted(p, c, s) - centered_mean(p, s);
     f.sum_sq = Func("sum_sq");
     f.sum_sq(p, s) = 0.f;
-    f.sum_sq(p, s) += centered(p, k, s) * centered(p, k, s);
+    f.sum_sq(p, s) = fma(centered(p, k, s), centered(p, k, s), f.sum_sq(p, s));
     f.rstd = Func("rstd");
     f.rstd(p, s) = 1.f / sqrt(f.sum_sq(p, s) / cast<float>(channels) + *eps_);
     f.mean = Func("mean");
@@ -74,7 +76,12 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
 
     Expr scale = select(*has_weight_, (*weight_)(c), 1.f);
     Expr shift = select(*has_bias_, (*bias_)(c), 0.f);
-    y(p, c, s) = acts.Store(centered(p, c, s) * f.rstd(p, s) * scale + shift);
+    // (shifted - centered_mean) * rstd as one fma per element, as in the
+    // row norm; the per-pixel offset is computed with the statistics.
+    f.offset = Func("offset");
+    f.offset(p, s) = -centered_mean(p, s) * f.rstd(p, s);
+    Expr normalized = fma(shifted(p, c, s), f.rstd(p, s), f.offset(p, s));
+    y(p, c, s) = acts.Store(fma(normalized, scale, shift));
     (*mean_out_)(p, c, s) = f.mean(p, s);
     (*rstd_out_)(p, c, s) = f.rstd(p, s);
 

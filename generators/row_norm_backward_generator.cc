@@ -119,12 +119,15 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // the device and is the same for any launch shape.
     RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
     f.over_chunks = chunks;
-    // Each row adds factor * other_factor.
+    // Each row adds factor * other_factor (just factor, when other_factor
+    // is undefined).
     auto partial = [&](Output<Buffer<float>>& out, const std::string& name, Expr factor,
                        Expr other_factor) {
       Func chunk_sums = gpu ? Func(name + "_chunks") : Func(out);
       chunk_sums(n, c, b) = 0.f;
-      chunk_sums(n, c, b) = fma(factor, other_factor, chunk_sums(n, c, b));
+      Expr sum = chunk_sums(n, c, b);
+      chunk_sums(n, c, b) =
+          other_factor.defined() ? fma(factor, other_factor, sum) : factor + sum;
       f.partials.push_back(chunk_sums);
       if (!gpu) return;
       out(n, c, b) = 0.f;
@@ -132,7 +135,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       f.partial_sums.push_back(out);
     };
     partial(*dweight_partial_, "dweight", dyf(n, row, b), xhat(n, row, b));
-    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b), 1.f);
+    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b), Expr());
 
     for (int d = 0; d < 3; d++) {
       dy.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());

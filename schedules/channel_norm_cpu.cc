@@ -52,7 +52,7 @@ void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNo
   for (const Halide::Expr& c : f.affine_cases) vectorize_pixels(f.y.specialize(c));
   vectorize_pixels(f.y);
 
-  for (Func stat : {f.mean, f.rstd}) {
+  for (Func stat : {f.mean, f.rstd, f.offset}) {
     stat.compute_at(f.y, tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
   }
   for (Func total : {f.sum, f.sum_sq}) {

@@ -14,6 +14,7 @@ struct ChannelNormForwardFuncs {
   Halide::Func y;                               // (p, c, s)
   std::vector<Halide::Func> per_pixel_outputs;  // (p, 0, s): mean, rstd
   Halide::Func sum, sum_sq, mean, rstd;         // per pixel (p, s)
+  Halide::Func offset;                          // per pixel: -(mean - x(p, 0, s)) * rstd
   Halide::Var p, c, s;                          // pixel, channel, sample
   Halide::RVar k;                               // the reductions' walk over channels
   Halide::Expr channels;
