@@ -48,7 +48,7 @@ void PrintChoice(const KernelRequest& request, const Variant& chosen, const Tuni
   std::call_once(once, [&tuning] {
     std::fprintf(stderr, "halnorm dispatch: tuning: %s\n", tuning.source.c_str());
   });
-  const std::string buckets = DescribeBuckets(key.hidden_bucket, key.row_bucket);
+  const std::string buckets = DescribeBuckets(key.op, key.hidden_bucket, key.row_bucket);
   std::string why;
   switch (reason) {
     case Reason::kTuningFile:
@@ -94,7 +94,7 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
                       request.direction,
                       request.dtype,
                       target,
-                      HiddenBucket(request.hidden),
+                      HiddenBucket(request.op, request.hidden),
                       RowBucket(request.rows)};
   const DispatchTuning& tuning = CurrentDispatchTuning();
   const Variant* chosen = nullptr;

@@ -164,7 +164,7 @@ std::string TuningFile::ToText() const {
     const Variant& v = *e.variant;
     absl::StrAppend(&text, OpName(v.op), " ", DirectionName(v.direction), " ", DtypeName(v.dtype),
                     " ", v.target, " ", e.hidden_bucket, " ", e.row_bucket, " ", v.name, "  # ",
-                    DescribeBuckets(e.hidden_bucket, e.row_bucket), "\n");
+                    DescribeBuckets(v.op, e.hidden_bucket, e.row_bucket), "\n");
   }
   return text;
 }
@@ -202,7 +202,7 @@ absl::StatusOr<TuningFile> TuningFile::Parse(std::string_view std_text) {
           status =
               InvalidArgument("a second entry for ", OpName(v.op), " ", DirectionName(v.direction),
                               " ", DtypeName(v.dtype), " ", v.target, " ",
-                              DescribeBuckets(entry->hidden_bucket, entry->row_bucket),
+                              DescribeBuckets(v.op, entry->hidden_bucket, entry->row_bucket),
                               " (the first is on line ", at->second, ")");
           break;
         }

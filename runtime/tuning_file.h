@@ -28,7 +28,7 @@ namespace halnorm::internal {
 // Calls of `variant`'s op, direction and dtype on its target, in these
 // buckets, run its config; for a forward entry the fused-residual calls too.
 struct TuningEntry {
-  int hidden_bucket;       // HiddenBucket()
+  int hidden_bucket;       // HiddenBucket(op, ...)
   int row_bucket;          // RowBucket()
   const Variant* variant;  // from AllVariants(), not a fused-residual one
 

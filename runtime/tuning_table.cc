@@ -33,8 +33,9 @@ void TuningTable::Set(const TuningKey& key, int config) {
   configs_[Slot(key)] = static_cast<int16_t>(config);
 }
 
-std::string DescribeBuckets(int hidden_bucket, int row_bucket) {
-  return absl::StrCat(DescribeBucket("hidden", hidden_bucket, kHiddenBucketBounds, kHiddenBuckets),
+std::string DescribeBuckets(Op op, int hidden_bucket, int row_bucket) {
+  return absl::StrCat(DescribeBucket(op == Op::kLayerNorm2d ? "channels" : "hidden", hidden_bucket,
+                                     HiddenBucketBounds(op), kHiddenBuckets),
                       " ", DescribeBucket("rows", row_bucket, kRowBucketBounds, kRowBuckets));
 }
 

@@ -18,7 +18,7 @@ struct TuningKey {
   Direction direction;
   halnorm_dtype dtype;
   int target;         // VariantIndex numbering
-  int hidden_bucket;  // HiddenBucket() of runtime/tuning_buckets.h
+  int hidden_bucket;  // HiddenBucket(op, ...) of runtime/tuning_buckets.h
   int row_bucket;     // RowBucket()
 };
 
@@ -40,7 +40,7 @@ class TuningTable {
 };
 
 // "hidden<=1024 rows<=16", "hidden>4096 rows>512": a bucket pair for people.
-std::string DescribeBuckets(int hidden_bucket, int row_bucket);
+std::string DescribeBuckets(Op op, int hidden_bucket, int row_bucket);
 
 }  // namespace halnorm::internal
 

@@ -96,7 +96,7 @@ TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
       EXPECT_THAT(printed,
                   HasSubstr(absl::StrCat(
                       "-> ", picked->name, " (built-in table ", BuiltInTuningSource(e.target), ": ",
-                      DescribeBuckets(e.hidden_bucket, e.row_bucket), "; cpu ")));
+                      DescribeBuckets(e.op, e.hidden_bucket, e.row_bucket), "; cpu ")));
       checked++;
     }
   }
@@ -118,9 +118,9 @@ TEST_F(TuningDispatchTest, BucketsWithoutAnEntryTakeConfigZero) {
       const std::string printed = testing::internal::GetCapturedStderr();
       ASSERT_NE(picked, nullptr);
       EXPECT_EQ(picked->config_index, 0) << picked->name;
-      EXPECT_THAT(printed, HasSubstr(absl::StrCat("-> ", picked->name,
-                                                  " (default config: no table entry for ",
-                                                  DescribeBuckets(h, r), "; cpu ")));
+      EXPECT_THAT(printed, HasSubstr(absl::StrCat(
+                               "-> ", picked->name, " (default config: no table entry for ",
+                               DescribeBuckets(kLayerNormF32.op, h, r), "; cpu ")));
     }
   }
 }
@@ -141,8 +141,9 @@ TEST_F(TuningDispatchTest, ALoadedFileOverridesTheBuiltInTable) {
     EXPECT_EQ(picked, e.variant);
     EXPECT_NE(picked, baseline[e.hidden_bucket][e.row_bucket]);
     EXPECT_THAT(printed,
-                HasSubstr(absl::StrCat("-> ", e.variant->name, " (tuning file ", path, ": ",
-                                       DescribeBuckets(e.hidden_bucket, e.row_bucket), "; cpu ")));
+                HasSubstr(absl::StrCat(
+                    "-> ", e.variant->name, " (tuning file ", path, ": ",
+                    DescribeBuckets(kLayerNormF32.op, e.hidden_bucket, e.row_bucket), "; cpu ")));
     // The forward entry also picks the fused-residual variant's config.
     const Variant* picked_fused = Pick(RequestIn(fused, e.hidden_bucket, e.row_bucket));
     ASSERT_NE(picked_fused, nullptr);
@@ -192,7 +193,8 @@ TEST_F(TuningDispatchTest, ABadFileIsRefusedAndTheTableInUseStays) {
        absl::StrCat(header, "layer_norm bwd f32 ", target, " 0 0 ", c0->name, "\n"),
        absl::StrCat("line ", entry, ": variant ", c0->name,
                     " does not compute layer_norm bwd f32")},
-      {"bucket.tuning", absl::StrCat(header, "layer_norm fwd f32 ", target, " 0 3 ", c0->name, "\n"),
+      {"bucket.tuning",
+       absl::StrCat(header, "layer_norm fwd f32 ", target, " 0 3 ", c0->name, "\n"),
        absl::StrCat("line ", entry, ": row bucket '3' is not in 0..2")},
   };
   for (const auto& bad : bad_files) {

@@ -96,8 +96,22 @@ TEST(TuningFileTest, ToTableMapsEachKeyToItsConfig) {
 }
 
 TEST(TuningFileTest, DescribesBucketsByTheirBounds) {
-  EXPECT_EQ(DescribeBuckets(1, 0), "hidden<=1024 rows<=16");
-  EXPECT_EQ(DescribeBuckets(kHiddenBuckets - 1, kRowBuckets - 1), "hidden>4096 rows>512");
+  EXPECT_EQ(DescribeBuckets(Op::kLayerNorm, 1, 0), "hidden<=1024 rows<=16");
+  EXPECT_EQ(DescribeBuckets(Op::kRmsNorm, kHiddenBuckets - 1, kRowBuckets - 1),
+            "hidden>4096 rows>512");
+  // LayerNorm2d's channel counts have finer bounds.
+  EXPECT_EQ(DescribeBuckets(Op::kLayerNorm2d, 0, 2), "channels<=128 rows>512");
+  EXPECT_EQ(DescribeBuckets(Op::kLayerNorm2d, 1, 1), "channels<=256 rows<=512");
+}
+
+TEST(TuningFileTest, LayerNorm2dBucketsChannelsByTheirOwnBounds) {
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm2d, 96), 0);
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm2d, 256), 1);
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm2d, 384), 2);
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm2d, 1025), 3);
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm, 96), 0);
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm, 256), 0);
+  EXPECT_EQ(HiddenBucket(Op::kLayerNorm, 384), 1);
 }
 
 struct BadFile {

@@ -7,15 +7,15 @@
 
 namespace halnorm::testutil {
 
-using internal::kHiddenBucketBounds;
 using internal::kHiddenBuckets;
 using internal::kRowBucketBounds;
 using internal::kRowBuckets;
 
 // A bucket's upper bound; twice the previous bound for the open last bucket.
-int64_t HiddenIn(int hidden_bucket) {
-  return hidden_bucket < kHiddenBuckets - 1 ? kHiddenBucketBounds[hidden_bucket]
-                                            : 2 * kHiddenBucketBounds[kHiddenBuckets - 2];
+int64_t HiddenIn(internal::Op op, int hidden_bucket) {
+  const int64_t* bounds = internal::HiddenBucketBounds(op);
+  return hidden_bucket < kHiddenBuckets - 1 ? bounds[hidden_bucket]
+                                            : 2 * bounds[kHiddenBuckets - 2];
 }
 
 int64_t RowsIn(int row_bucket) {
@@ -25,9 +25,12 @@ int64_t RowsIn(int row_bucket) {
 
 internal::KernelRequest RequestIn(const internal::VariantKind& kind, int hidden_bucket,
                                   int row_bucket) {
-  return {
-      kind.op,           kind.direction, kind.dtype, kind.fused_residual, HiddenIn(hidden_bucket),
-      RowsIn(row_bucket)};
+  return {kind.op,
+          kind.direction,
+          kind.dtype,
+          kind.fused_residual,
+          HiddenIn(kind.op, hidden_bucket),
+          RowsIn(row_bucket)};
 }
 
 std::string TestFilePath(const std::string& name) {

@@ -11,8 +11,9 @@
 
 namespace halnorm::testutil {
 
-// A hidden size and row count that fall in the given buckets.
-int64_t HiddenIn(int hidden_bucket);
+// A hidden size (channel count for LayerNorm2d) and row count that fall in
+// the given buckets.
+int64_t HiddenIn(internal::Op op, int hidden_bucket);
 int64_t RowsIn(int row_bucket);
 
 // The request of `kind` whose shape falls in the given buckets.

@@ -45,7 +45,9 @@ ABSL_FLAG(int, close_reps, -1,
           "(default: 12, 4 with --quick)");
 ABSL_FLAG(bool, autoschedulers, true, "also time Halide's Adams2019, Mullapudi2016, Li2018");
 ABSL_FLAG(int, max_configs, 5, "schedules: at most this many configs per generator family");
-ABSL_FLAG(std::string, timings_csv, "", "schedules: also write every timing to this CSV file");
+ABSL_FLAG(std::string, timings_csv, "",
+          "also write every timing to this CSV file (runtime: each variant's and dispatch's, "
+          "per run and grid shape)");
 ABSL_FLAG(int, runs, 1,
           "runtime: time the whole grid this many times and pick, per bucket, the variant "
           "whose worst run is best (near ties on a noisy machine flip between runs)");
@@ -62,8 +64,8 @@ namespace {
 absl::Status ParseScope(Scope& scope) {
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_ops), ',')) {
     bool known = false;
-    for (internal::Op op : {internal::Op::kLayerNorm, internal::Op::kRmsNorm,
-                            internal::Op::kLayerNorm2d}) {
+    for (internal::Op op :
+         {internal::Op::kLayerNorm, internal::Op::kRmsNorm, internal::Op::kLayerNorm2d}) {
       if (name == internal::OpName(op)) scope.ops.push_back(op), known = true;
     }
     if (!known) return absl::InvalidArgumentError(absl::StrCat("--ops: unknown op ", name));
@@ -196,8 +198,14 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
     table = ReadTunedTable(bzl);
     if (!table.ok()) return table.status();
   }
-  absl::StatusOr<internal::TuningFile> measured = RunRuntimeTuning(
-      scope, target, TimingOptions(), absl::GetFlag(FLAGS_out), absl::GetFlag(FLAGS_runs));
+  const std::string csv = absl::GetFlag(FLAGS_timings_csv);
+  std::string timings;
+  absl::StatusOr<internal::TuningFile> measured =
+      RunRuntimeTuning(scope, target, TimingOptions(), absl::GetFlag(FLAGS_out),
+                       absl::GetFlag(FLAGS_runs), csv.empty() ? nullptr : &timings);
+  if (measured.ok() && !csv.empty()) {
+    if (absl::Status s = WriteFile(csv, timings); !s.ok()) return s;
+  }
   if (!measured.ok() || bzl.empty()) return measured.status();
   const std::string provenance =
       absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs), " on ",
@@ -209,8 +217,9 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
 }
 
 int Main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("tunes halnorm's schedules (--mode=schedules) or dispatch "
-                               "(--mode=runtime) on this machine");
+  absl::SetProgramUsageMessage(
+      "tunes halnorm's schedules (--mode=schedules) or dispatch "
+      "(--mode=runtime) on this machine");
   absl::ParseCommandLine(argc, argv);
   Scope scope;
   absl::Status status = ParseScope(scope);

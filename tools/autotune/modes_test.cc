@@ -6,7 +6,10 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/halnorm_c.h"
@@ -107,14 +110,31 @@ TEST(RuntimeModeTest, TimesTheVariantsDispatchChoosesAmong) {
 }
 
 // --runs=2: each bucket's pick weighs both timings of the grid; still one
-// entry per bucket, from the host's variants.
+// entry per bucket, from the host's variants. The timings CSV has every
+// grid shape's dispatched call once per run, and positive times.
 TEST(RuntimeModeTest, SeveralRunsStillGiveOneEntryPerBucket) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok()) << target.status();
   const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/two_runs.tuning";
+  std::string csv;
   absl::StatusOr<internal::TuningFile> tuned =
-      RunRuntimeTuning(SmallScope(), *target, kFast, path, /*runs=*/2);
+      RunRuntimeTuning(SmallScope(), *target, kFast, path, /*runs=*/2, &csv);
   ASSERT_TRUE(tuned.ok()) << tuned.status();
+  std::istringstream rows(csv);
+  std::string row;
+  std::getline(rows, row);
+  EXPECT_EQ(row, "run,point,variant,seconds");
+  std::set<std::pair<std::string, std::string>> dispatched;  // (run, point)
+  while (std::getline(rows, row)) {
+    const std::vector<std::string> fields = absl::StrSplit(row, ',');
+    ASSERT_EQ(fields.size(), 4u) << row;
+    EXPECT_THAT(fields[1], HasSubstr("rms_norm")) << row;
+    EXPECT_GT(std::stod(fields[3]), 0) << row;
+    if (fields[2] == "dispatch") dispatched.insert({fields[0], fields[1]});
+  }
+  const size_t grid_shapes = 2u * internal::kHiddenBuckets * internal::kRowBuckets;
+  EXPECT_EQ(dispatched.size(), 2 * grid_shapes);
+  EXPECT_TRUE(dispatched.count({"2", "rms_norm bwd f32 16x128"})) << csv;
   EXPECT_EQ(tuned->entries.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
   std::set<std::tuple<internal::Direction, int, int>> buckets;
   for (const internal::TuningEntry& e : tuned->entries) {

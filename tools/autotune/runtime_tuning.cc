@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/norm_problem.h"
 #include "runtime/tuning_file.h"
 #include "runtime/variant_index.h"
@@ -97,17 +98,35 @@ absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const Tar
   return times;
 }
 
+std::string RuntimeTimingsCsv(const std::vector<GridPoint>& grid, const GridTimes& times) {
+  std::string out = "run,point,variant,seconds\n";
+  for (size_t run = 0; run < times.size(); run++) {
+    for (size_t p = 0; p < grid.size(); p++) {
+      const PointTimes& t = times[run][p];
+      auto row = [&](const char* variant, double seconds) {
+        absl::StrAppend(&out, run + 1, ",", grid[p].Describe(), ",", variant, ",",
+                        absl::StrFormat("%.9g", seconds), "\n");
+      };
+      for (size_t c = 0; c < t.candidates.size(); c++) row(t.candidates[c]->name, t.seconds[c]);
+      row("dispatch", t.dispatch_seconds);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const TargetInfo& target,
                                                       const SideBySideOptions& timing,
-                                                      const std::string& out_path, int runs) {
+                                                      const std::string& out_path, int runs,
+                                                      std::string* timings_csv) {
   if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
   if (runs < 1) return absl::InvalidArgumentError("--runs: must be >= 1");
   const std::vector<GridPoint> grid = ShapeGrid(scope);
   absl::StatusOr<GridTimes> timed = TimeGrid(grid, target, timing, runs);
   if (!timed.ok()) return timed.status();
   const GridTimes& times = *timed;
+  if (timings_csv != nullptr) *timings_csv = RuntimeTimingsCsv(grid, times);
 
   // Per bucket, over its points in every run: the variant whose worst ratio
   // to the point's best is highest (ties: the lower geomean).

@@ -19,9 +19,12 @@ namespace halnorm::autotune {
 // whole grid is timed that many times, minutes apart, and each bucket gets
 // the variant whose worst ratio to the per-shape best over all runs is
 // highest: on a noisy machine one run's near ties flip from run to run.
+// With `timings_csv`, every timing too: run, grid point, variant (or
+// "dispatch", the call as built), seconds.
 absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const TargetInfo& target,
                                                       const SideBySideOptions& timing,
-                                                      const std::string& out_path, int runs = 1);
+                                                      const std::string& out_path, int runs = 1,
+                                                      std::string* timings_csv = nullptr);
 
 }  // namespace halnorm::autotune
 

@@ -35,8 +35,8 @@ struct ImageShape {
   std::vector<int64_t> nchw;
 };
 const ImageShape kImageShapes[] = {
-    {{8, 96, 56, 56}},   // C <= 256, many pixels (ConvNeXt-T stage 1)
-    {{1, 256, 64, 64}},  // C <= 256 (SAM neck)
+    {{8, 96, 56, 56}},   // C <= 128, many pixels (ConvNeXt-T stage 1)
+    {{1, 256, 64, 64}},  // C <= 256, many pixels (SAM neck)
     {{8, 768, 7, 7}},    // C <= 1024, <= 512 pixels (ConvNeXt-T stage 4)
     {{8, 384, 14, 14}},  // C <= 1024, many pixels (stage 3)
 };
@@ -49,8 +49,8 @@ std::vector<GridPoint> ShapeGrid(const Scope& scope) {
     for (halnorm_dtype dtype : scope.dtypes) {
       for (Direction direction : {Direction::kForward, Direction::kBackward}) {
         auto add = [&](std::vector<int64_t> shape, int64_t hidden, int64_t rows) {
-          grid.push_back({op, direction, dtype, std::move(shape), internal::HiddenBucket(hidden),
-                          internal::RowBucket(rows)});
+          grid.push_back({op, direction, dtype, std::move(shape),
+                          internal::HiddenBucket(op, hidden), internal::RowBucket(rows)});
         };
         if (op == Op::kLayerNorm2d) {
           for (const ImageShape& s : kImageShapes) {

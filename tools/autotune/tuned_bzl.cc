@@ -46,8 +46,7 @@ bool operator==(const TunedTable::Entry& a, const TunedTable::Entry& b) {
 }
 
 bool operator==(const TunedTable& a, const TunedTable& b) {
-  return std::tie(a.target, a.provenance, a.row_norm_configs, a.channel_norm_configs,
-                  a.entries) ==
+  return std::tie(a.target, a.provenance, a.row_norm_configs, a.channel_norm_configs, a.entries) ==
          std::tie(b.target, b.provenance, b.row_norm_configs, b.channel_norm_configs, b.entries);
 }
 
@@ -60,6 +59,8 @@ std::string WriteTunedBzl(const TunedTable& t) {
   absl::StrAppend(&out, "    # (op, direction, dtype, hidden bucket, row bucket, config index)\n",
                   "    # hidden buckets ",
                   BucketComment(internal::kHiddenBucketBounds, internal::kHiddenBuckets), "\n",
+                  "    # (layer_norm2d: channels ",
+                  BucketComment(internal::kChannelBucketBounds, internal::kHiddenBuckets), ")\n",
                   "    # row buckets ",
                   BucketComment(internal::kRowBucketBounds, internal::kRowBuckets), "\n",
                   "    table = [\n");
@@ -116,9 +117,9 @@ absl::StatusOr<TunedTable> ParseTunedBzl(absl::string_view text) {
 }
 
 std::string WriteTunedIndex(const std::vector<std::string>& targets) {
-  std::string out = absl::StrCat(kFirstLine,
-                                 "tools/autotune: the tuned targets. Do not edit; rerun the tuner.\n",
-                                 "\"\"\"Every schedules/tuned/<target>.bzl, by target.\"\"\"\n\n");
+  std::string out =
+      absl::StrCat(kFirstLine, "tools/autotune: the tuned targets. Do not edit; rerun the tuner.\n",
+                   "\"\"\"Every schedules/tuned/<target>.bzl, by target.\"\"\"\n\n");
   for (const std::string& target : targets) {
     absl::StrAppend(&out, "load(\":", target, ".bzl\", ", target, " = \"TUNED\")\n");
   }
