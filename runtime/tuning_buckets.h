@@ -2,7 +2,7 @@
 // LayerNorm2d) and its row count (pixels N*H*W for LayerNorm2d), each rounded
 // up to the first bound that holds it. The autotuner times one
 // representative shape per bucket; the runtime looks calls up by bucket.
-// LayerNorm2d's channel counts have bounds of their own (ChannelBucketBounds).
+// LayerNorm2d's channel counts have bounds of their own (HiddenBucketBounds).
 #ifndef HALNORM_RUNTIME_TUNING_BUCKETS_H_
 #define HALNORM_RUNTIME_TUNING_BUCKETS_H_
 

@@ -39,7 +39,8 @@ class TuningTable {
   std::vector<int16_t> configs_;
 };
 
-// "hidden<=1024 rows<=16", "hidden>4096 rows>512": a bucket pair for people.
+// "hidden<=1024 rows<=16", "hidden>4096 rows>512" ("channels<=128 ..." for
+// LayerNorm2d): a bucket pair for people.
 std::string DescribeBuckets(Op op, int hidden_bucket, int row_bucket);
 
 }  // namespace halnorm::internal
