@@ -16,12 +16,12 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+}  // namespace
+
 double Median(std::vector<double> samples) {
   std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
   return samples[samples.size() / 2];
 }
-
-}  // namespace
 
 SideBySideTimes TimeSideBySide(const std::vector<std::function<absl::Status()>>& calls,
                                const SideBySideOptions& options) {
@@ -68,8 +68,7 @@ void Progress::Step(const std::string& what, int units) {
   done_ += units;
   const double elapsed = ElapsedMinutes();
   const double eta = elapsed / done_ * (units_ - done_);
-  std::printf("[%4d/%d] %5.1f min, ETA %5.1f min: %s\n", done_, units_, elapsed, eta,
-              what.c_str());
+  std::printf("[%4d/%d] %5.1f min, ETA %5.1f min: %s\n", done_, units_, elapsed, eta, what.c_str());
   std::fflush(stdout);
 }
 

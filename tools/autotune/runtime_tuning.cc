@@ -1,6 +1,5 @@
 #include "tools/autotune/runtime_tuning.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -166,9 +166,7 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
           worst[run] = dispatch, worst_point[run] = grid[points[i]].Describe();
         }
       }
-      std::sort(ratios.begin(), ratios.end());
-      const double median =
-          runs % 2 ? ratios[runs / 2] : (ratios[runs / 2 - 1] + ratios[runs / 2]) / 2;
+      const double median = Median(std::move(ratios));
       log_median += std::log(median);
       if (median < worst_median) {
         worst_median = median, worst_median_point = grid[points[i]].Describe();
