@@ -94,8 +94,8 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     // is undefined).
     auto partial = [&](Output<Buffer<float>>& out, Func factor, Func other_factor) {
       auto add = [&](Expr pixel) {
-        Expr sum = out(lane, c, tile, s), a = factor(pixel, c, s);
-        return other_factor.defined() ? fma(a, other_factor(pixel, c, s), sum) : a + sum;
+        Expr other = other_factor.defined() ? Expr(other_factor(pixel, c, s)) : Expr();
+        return fma.Accumulate(out(lane, c, tile, s), factor(pixel, c, s), other);
       };
       out(lane, c, tile, s) = 0.f;
       out(lane, c, tile, s) = add(clamped(vector_start + lane));

@@ -29,4 +29,9 @@ Halide::Expr FusedMultiplyAdd::operator()(const Halide::Expr& a, const Halide::E
   return native_ ? CallNative(Halide::Float(32), "halnorm_fma", {a, b, c}) : a * b + c;
 }
 
+Halide::Expr FusedMultiplyAdd::Accumulate(const Halide::Expr& sum, const Halide::Expr& factor,
+                                          const Halide::Expr& other_factor) const {
+  return other_factor.defined() ? (*this)(factor, other_factor, sum) : sum + factor;
+}
+
 }  // namespace halnorm

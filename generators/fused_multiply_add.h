@@ -21,6 +21,11 @@ class FusedMultiplyAdd {
   Halide::Expr operator()(const Halide::Expr& a, const Halide::Expr& b,
                           const Halide::Expr& c) const;
 
+  // A running sum's next value: sum + factor * other_factor, fused, or
+  // sum + factor when other_factor is undefined.
+  Halide::Expr Accumulate(const Halide::Expr& sum, const Halide::Expr& factor,
+                          const Halide::Expr& other_factor) const;
+
  private:
   bool native_ = false;
 };

@@ -125,9 +125,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
                        Expr other_factor) {
       Func chunk_sums = gpu ? Func(name + "_chunks") : Func(out);
       chunk_sums(n, c, b) = 0.f;
-      Expr sum = chunk_sums(n, c, b);
-      chunk_sums(n, c, b) =
-          other_factor.defined() ? fma(factor, other_factor, sum) : factor + sum;
+      chunk_sums(n, c, b) = fma.Accumulate(chunk_sums(n, c, b), factor, other_factor);
       f.partials.push_back(chunk_sums);
       if (!gpu) return;
       out(n, c, b) = 0.f;

@@ -145,8 +145,9 @@ class RowReduction {
   // sum + term at `at`.
   Halide::Expr Accumulate(const RowTerm& term, const Halide::Expr& sum,
                           const std::vector<Halide::Expr>& at) const {
-    if (!term.other_factor.defined()) return sum + term.factor(at);
-    return fma_(term.factor(at), term.other_factor(at), sum);
+    const Halide::Expr other =
+        term.other_factor.defined() ? Halide::Expr(term.other_factor(at)) : Halide::Expr();
+    return fma_.Accumulate(sum, term.factor(at), other);
   }
 
   // Element i of fold(lane) summed over lanes [begin, end), pairwise.
