@@ -62,7 +62,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.b = Var("b");
     f.lane = Var("lane");
     f.c = Var("c");
-    const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane;
+    const Var &n = f.n, &r = f.r, &b = f.b, &lane = f.lane, &c = f.c;
     const bool layer = kind == NormKind::kLayer;
     const Activations acts(dtype, get_target(), *get_externs_map());
     const FusedMultiplyAdd fma(get_target(), *get_externs_map());
@@ -73,6 +73,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
 
     // ---- Algorithm -------------------------------------------------------
     Expr hidden = x.dim(0).extent();
+    Expr rows = x.dim(1).extent();
     f.hidden = hidden;
     Func dyf("dyf"), xhat("xhat"), g("g");
     const Expr read_row = gpu ? ReadableRow(x, r) : Expr(r);
@@ -103,22 +104,36 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr dnorm =
         fma(xhat(n, r, b), -(RowReduction::Element(sums, 0, {r, b}) * inv_hidden), g_centered);
     Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, read_row, b)), 0.f);
-    Func dx_value("dx_value");
-    dx_value(n, r, b) = acts.Store(fma(rstd, dnorm, extra));
+    dx(n, r, b) = acts.Store(fma(rstd, dnorm, extra));
 
-    // Per-chunk partials of dweight (dy * xhat) and dbias (dy): rows
-    // [c*rows_per_chunk, (c+1)*rows_per_chunk), in row order within the chunk.
-    std::vector<RowTerm> partial_terms = {{dyf, xhat}};
-    std::vector<Output<Buffer<float>>*> partial_outputs = {dweight_partial_};
-    if (layer) {
-      partial_terms.push_back({dyf});
-      partial_outputs.push_back(dbias_partial_);
-    }
-    if (gpu) {
-      DefineGpuOutputs(f, dx_value, partial_terms, partial_outputs, fma);
-    } else {
-      DefineCpuOutputs(f, dx_value, partial_terms, partial_outputs, fma);
-    }
+    // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in
+    // row order within the chunk.
+    RDom in_chunk(0, *rows_per_chunk_, "in_chunk");
+    in_chunk.where(c * *rows_per_chunk_ + in_chunk < rows);
+    // Bounds inference ignores the predicate under the fused chunk loop, so
+    // the (never used) rows past the end are clamped for it.
+    Expr row = min(c * *rows_per_chunk_ + in_chunk, rows - 1);
+    f.in_chunk = in_chunk;
+    // GPU: the chunk partials are an inner stage, and each output holds
+    // their sum in chunk order (extent 1 along c), so the result stays on
+    // the device and is the same for any launch shape.
+    RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
+    f.over_chunks = chunks;
+    // Each row adds factor * other_factor (just factor, when other_factor
+    // is undefined).
+    auto partial = [&](Output<Buffer<float>>& out, const std::string& name, Expr factor,
+                       Expr other_factor) {
+      Func chunk_sums = gpu ? Func(name + "_chunks") : Func(out);
+      chunk_sums(n, c, b) = 0.f;
+      chunk_sums(n, c, b) = fma.Accumulate(chunk_sums(n, c, b), factor, other_factor);
+      f.partials.push_back(chunk_sums);
+      if (!gpu) return;
+      out(n, c, b) = 0.f;
+      out(n, c, b) += chunk_sums(n, chunks, b);
+      f.partial_sums.push_back(out);
+    };
+    partial(*dweight_partial_, "dweight", dyf(n, row, b), xhat(n, row, b));
+    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b), Expr());
 
     for (int d = 0; d < 3; d++) {
       dy.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
@@ -126,13 +141,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       dresidual_->dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
     }
     weight_->dim(0).set_bounds(0, hidden);
-    // The runtime's buffers all start at 0. Saying so makes the fused CPU
-    // stages address dy and x by the same expressions, so LLVM loads and
-    // converts each vector once for dx and both partials.
-    for (int d = 0; d < 3; d++) {
-      dx.dim(d).set_min(0);
-      for (Output<Buffer<float>>* out : partial_outputs) out->dim(d).set_min(0);
-    }
+    dx.dim(0).set_min(0);
 
     // ---- Estimates (GPT-2-small-like activations) -------------------------
     // A hidden size with a scalar tail: Halide 14's Adams2019 asserts on the
@@ -155,6 +164,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
 
     // ---- Schedule ---------------------------------------------------------
     f.dx = dx;
+    f.rows_per_chunk = *rows_per_chunk_;
     f.dx_cases = {*has_weight_ && *has_dresidual_, *has_weight_, *has_dresidual_};
     if (gpu) {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
@@ -165,79 +175,6 @@ class RowNormBackward : public Generator<RowNormBackward> {
   }
 
  private:
-  // sum plus a partial's term at (n, row, b): factor * other_factor, fused,
-  // or factor alone.
-  static Expr AddTerm(const FusedMultiplyAdd& fma, const Expr& sum, const RowTerm& term,
-                      const Expr& n, const Expr& row, const Expr& b) {
-    Expr other = term.other_factor.defined() ? term.other_factor(n, row, b) : Expr();
-    return fma.Accumulate(sum, term.factor(n, row, b), other);
-  }
-
-  // CPU: dx and the partials are updates over one domain (row in chunk,
-  // chunk), so the schedule can fuse all three into one loop along n, which
-  // reads dy and x once (separate passes re-read and re-converted them:
-  // 31% of a bf16 backward's time went to the partials).
-  void DefineCpuOutputs(RowNormBackwardFuncs& f, Func dx_value, const std::vector<RowTerm>& terms,
-                        const std::vector<Output<Buffer<float>>*>& outputs,
-                        const FusedMultiplyAdd& fma) {
-    const Var &n = f.n, &r = f.r, &b = f.b, &c = f.c;
-    Output<Buffer<>>& dx = *dx_;
-    Expr rows = x_->dim(1).extent();
-    Expr rows_per_chunk = *rows_per_chunk_;
-    Expr chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
-    RDom rows_in_chunks(0, rows_per_chunk, 0, chunks, "rows_in_chunks");
-    const RVar &in_chunk = rows_in_chunks.x, &chunk = rows_in_chunks.y;
-    Expr unclamped_row = chunk * rows_per_chunk + in_chunk;
-    rows_in_chunks.where(unclamped_row < rows);
-    // Bounds inference ignores the predicate, so the (never used) rows past
-    // the end are clamped for it. The clamps also hide from Halide that
-    // distinct (row, chunk) pairs write distinct places, for dx and the
-    // partials alike: compute_with fuses loops only of the same kind.
-    Expr row = min(unclamped_row, rows - 1);
-    Expr slot = min(chunk, chunks - 1);
-    dx(n, r, b) = undef(dx.type());
-    dx(n, row, b) = dx_value(n, row, b);
-    for (size_t i = 0; i < terms.size(); i++) {
-      Func out = *outputs[i];
-      out(n, c, b) = undef<float>();
-      // A chunk's first row starts its sum; the buffer held anything before.
-      Expr sum = select(in_chunk == 0, 0.f, out(n, slot, b));
-      out(n, slot, b) = AddTerm(fma, sum, terms[i], n, row, b);
-      f.partials.push_back(out);
-    }
-    f.in_chunk = in_chunk;
-    f.row_chunk = chunk;
-  }
-
-  // GPU: dx is a map. The chunk partials are an inner stage, and each output
-  // holds their sum in chunk order (extent 1 along c), so the result stays
-  // on the device and is the same for any launch shape.
-  void DefineGpuOutputs(RowNormBackwardFuncs& f, Func dx_value, const std::vector<RowTerm>& terms,
-                        const std::vector<Output<Buffer<float>>*>& outputs,
-                        const FusedMultiplyAdd& fma) {
-    const Var &n = f.n, &r = f.r, &b = f.b, &c = f.c;
-    (*dx_)(n, r, b) = dx_value(n, r, b);
-    Expr rows = x_->dim(1).extent();
-    RDom in_chunk(0, *rows_per_chunk_, "in_chunk");
-    in_chunk.where(c * *rows_per_chunk_ + in_chunk < rows);
-    // Bounds inference ignores the predicate under the fused chunk loop, so
-    // the (never used) rows past the end are clamped for it.
-    Expr row = min(c * *rows_per_chunk_ + in_chunk, rows - 1);
-    RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
-    for (size_t i = 0; i < terms.size(); i++) {
-      Func chunk_sums(outputs[i]->name() + "_chunks");
-      chunk_sums(n, c, b) = 0.f;
-      chunk_sums(n, c, b) = AddTerm(fma, chunk_sums(n, c, b), terms[i], n, row, b);
-      f.partials.push_back(chunk_sums);
-      Output<Buffer<float>>& out = *outputs[i];
-      out(n, c, b) = 0.f;
-      out(n, c, b) += chunk_sums(n, chunks, b);
-      f.partial_sums.push_back(out);
-    }
-    f.in_chunk = in_chunk;
-    f.over_chunks = chunks;
-  }
-
   Input<Buffer<>>* dy_ = nullptr;
   Input<Buffer<>>* x_ = nullptr;
   Input<Buffer<float>>* mean_ = nullptr;

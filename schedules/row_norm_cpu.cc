@@ -106,17 +106,15 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.y, row}, vw);
 }
 
-// Backward: chunks of rows are the parallel tasks. Per row, the row sums
-// (row in cache), then one loop along n computes dx and adds the row into
-// the chunk's dweight/dbias partials: the generator makes all three updates
-// over one (row in chunk, chunk) domain so that compute_with can fuse them,
-// and each vector of dy and x is loaded and converted once. Fixed chunks
-// make the partials independent of the thread count. (Before, the partials
-// were a second pass over the chunk's rows from L2: 31% of a bf16 backward's
-// time. Halide 14's compute_with would not fuse that pass into dx's row
-// loop, whose loops are pure where the partials' are a reduction's; summing
-// each partial vector over the chunk's rows in a register, rows innermost,
-// was 2.5x slower.)
+// Backward: chunks of rows are the parallel tasks. Per chunk, dx row by row
+// (row sums in cache), then that chunk's dweight/dbias partials, re-reading
+// the chunk's rows while they are still in L2 (the runtime sizes chunks for
+// that). Fixed chunks make the partials independent of the thread count.
+// (Fusing the partials into dx's row loop would save the L2 re-read, but
+// Halide 14's compute_with cannot match dx's split row loop with the
+// partials' RDom loop: their loop names differ. Summing each partial vector
+// over the chunk's rows in a register instead, rows innermost, was 2.5x
+// slower.)
 //
 // Measured (as above; dx streamed from 16 MiB), LayerNorm backward, GB/s
 // (fraction of hot copy-add or DRAM STREAM add; ratio to oneDNN 2.6):
@@ -137,26 +135,24 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // bf16 N=1024 5.6 -> 7.5 GB/s, N=4096 8.0 -> 9.2; f16 5.5 -> 8.3, 7.7 ->
 // 9.7; f32 11.0 -> 13.7, 12.1 -> 12.4.
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
-  // Fused stages must split alike, so every case splits n the same way: the
-  // partials accumulate, so their tail cannot overlap (ShiftInwards).
-  Var n_outer("n_outer"), n_inner("n_inner");
-  auto along_rows = [&](Halide::Stage s) {
-    s.split(f.n, n_outer, n_inner, knobs.vector_width, TailStrategy::GuardWithIf)
-        .vectorize(n_inner)
-        .reorder(n_inner, n_outer, f.in_chunk, f.row_chunk, f.b)
-        .allow_race_conditions()  // the generator's clamps hide that chunks are disjoint
-        .parallel(f.row_chunk)
-        .parallel(f.b);
-  };
-  for (const Halide::Expr& c : f.dx_cases) along_rows(f.dx.update().specialize(c));
-  along_rows(f.dx.update());
+  const int vw = knobs.vector_width;
+  Var row("row");
+  f.dx.split(f.r, f.c, row, f.rows_per_chunk, TailStrategy::GuardWithIf)
+      .parallel(f.c)
+      .parallel(f.b);
+  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw);
+  for (Func stat : f.stats) stat.compute_at(f.dx, row);
+  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.dx, row}, vw);
   for (Func partial : f.partials) {
-    along_rows(partial.update());
-    partial.update().compute_with(f.dx.update(), n_outer);
+    partial.parallel(f.c).parallel(f.b).vectorize(f.n, vw, TailStrategy::GuardWithIf);
+    partial.update()
+        .reorder(f.n, f.in_chunk, f.c, f.b)
+        .parallel(f.c)
+        .parallel(f.b)
+        .vectorize(f.n, vw, TailStrategy::GuardWithIf);
+    partial.compute_with(f.dx, f.c);
+    partial.update().compute_with(f.dx, f.c);
   }
-  Halide::LoopLevel row(f.dx, f.in_chunk);
-  for (Func stat : f.stats) stat.compute_at(row);
-  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, row, knobs.vector_width);
 }
 
 }  // namespace halnorm

@@ -29,7 +29,7 @@ struct RowNormForwardFuncs {
 
 // The stages of the row-norm backward algorithm (generators/row_norm_backward_generator.cc).
 struct RowNormBackwardFuncs {
-  Halide::Func dx;                              // (n, r, b); CPU: updated over (in_chunk, row_chunk)
+  Halide::Func dx;                              // (n, r, b)
   std::vector<Halide::Func> partials;           // dweight/dbias partial sums, (n, c, b)
   std::vector<Halide::Func> partial_sums;       // GPU: the outputs, partials summed over c
   Halide::Func lane_sums;                       // per-lane partial row sums (lane, r, b)
@@ -40,9 +40,8 @@ struct RowNormBackwardFuncs {
   Halide::RVar chunk;                           // the row reductions' walk along n
   Halide::RVar tail;                            // the row totals' walk over the rest
   Halide::RVar in_chunk;                        // the partials' walk over a chunk's rows
-  Halide::RVar row_chunk;                       // CPU: the chunk of the rows dx updates
   Halide::RVar over_chunks;                     // GPU: partial_sums' walk over the chunks
-  Halide::Expr hidden;
+  Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
 };
 
