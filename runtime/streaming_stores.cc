@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/cache_size.h"
 #include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {
@@ -30,13 +31,18 @@ int64_t Footprint(const KernelRequest& r) {
 
 }  // namespace
 
+int64_t StreamingMinFootprint() {
+  const int64_t cache = LastLevelCacheBytes();
+  return cache > 0 ? 2 * cache : int64_t{16} << 20;
+}
+
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
   if (chosen.streaming_argv == nullptr) return false;
   const int64_t footprint = Footprint(request);
   bool streaming = false;
   switch (PolicyFromEnvironment()) {
     case Policy::kAuto:
-      streaming = footprint >= kStreamingMinFootprint;
+      streaming = footprint >= StreamingMinFootprint();
       break;
     case Policy::kAlways:
       streaming = true;
@@ -48,7 +54,7 @@ bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
     std::fprintf(stderr,
                  "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
                  streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
-                 static_cast<long long>(kStreamingMinFootprint >> 10),
+                 static_cast<long long>(StreamingMinFootprint() >> 10),
                  PolicyFromEnvironment() == Policy::kAuto ? "" : ", HALNORM_STREAMING_STORES set");
   }
   return streaming;

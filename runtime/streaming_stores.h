@@ -16,18 +16,28 @@
 namespace halnorm::internal {
 
 // Bytes of a call's activation tensors (inputs and outputs of rows x hidden)
-// from which it streams. LayerNorm f32 forward kernel alone, AMD EPYC 2-core
-// VM (AVX2), GB/s plain -> streaming, 1 thread / 2 threads:
-//   1024x1024   (8 MiB)   41.7 -> 36.9 / 69.0 -> 41.6
-//   1536x1024  (12 MiB)   29.0 -> 30.6 / 67.7 -> 43.2
-//   2048x1024  (16 MiB)   31.9 -> 32.6 / 35.8 -> 57.5
-//   4096x2048  (64 MiB)   12.3 -> 15.5 / 23.4 -> 28.4
-//   16384x4096 (512 MiB)  12.1 -> 16.6 / 22.6 -> 29.8
-// Below it, the output is read again from cache by the next call or the
-// caller.
-inline constexpr int64_t kStreamingMinFootprint = int64_t{16} << 20;
+// from which it streams: twice the last-level cache (cache_size.h), or 16
+// MiB where Linux does not list it. Below that, the next call or the caller
+// reads the output (and the tensors again) from cache, faster than
+// streaming saves. Zen 4 VM, 32 MiB L3, M=4096, GB/s with streaming / plain
+// stores, 1 thread and 2 threads (row_norm_bench, one run each):
+//   LayerNorm f32 forward  N=768   (24 MiB)  0.73  0.59
+//                          N=1024  (32 MiB)  0.90  0.73
+//                          N=4096 (128 MiB)  1.59  1.50
+//   LayerNorm bf16 forward N=1024  (16 MiB)  0.72  0.77
+//                          N=4096  (64 MiB)  1.56  1.51
+//   LayerNorm f32 backward N=1024  (48 MiB)  0.91  0.96
+//                          N=4096 (192 MiB)  1.24  1.22
+//   LayerNorm bf16 bwd     N=1024  (24 MiB)  0.75  0.75
+//                          N=4096  (96 MiB)  1.03  1.08
+//   RMSNorm f16 backward   N=1024  (24 MiB)  0.71  0.70
+//                          N=4096  (96 MiB)  1.19  1.24
+// The fixed 16 MiB of before came from the AVX2 VM, whose L3 size was not
+// recorded (LayerNorm f32 forward, 2 threads, plain -> streaming: 12 MiB
+// 67.7 -> 43.2, 16 MiB 35.8 -> 57.5): check the rule there again.
+int64_t StreamingMinFootprint();
 
-// HALNORM_STREAMING_STORES=auto (the default: from kStreamingMinFootprint),
+// HALNORM_STREAMING_STORES=auto (the default: from StreamingMinFootprint()),
 // always or never (read once). False when `chosen` has no streaming twin.
 // HALNORM_VERBOSE=dispatch prints the decision.
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);

@@ -40,8 +40,8 @@ TEST(StreamingStoresTest, PolicyPicksTheTwin) {
   const std::string policy = Policy();
   for (const Variant& v : AllVariants()) {
     if (v.direction != Direction::kForward) continue;
-    const KernelRequest large = ForwardOf(v, kStreamingMinFootprint);
-    const KernelRequest small = ForwardOf(v, kStreamingMinFootprint - 2 * 1024 * 4);
+    const KernelRequest large = ForwardOf(v, StreamingMinFootprint());
+    const KernelRequest small = ForwardOf(v, StreamingMinFootprint() - 2 * 1024 * 4);
     const bool twin = v.streaming_argv != nullptr;
     EXPECT_EQ(UseStreamingStores(large, v), twin && policy != "never") << v.name;
     EXPECT_EQ(UseStreamingStores(small, v), twin && policy == "always") << v.name;
@@ -56,7 +56,7 @@ TEST(StreamingStoresTest, FootprintCountsEveryActivationTensor) {
     const int64_t tensors =
         v.direction == Direction::kBackward ? 3 : (v.fused_residual ? 4 : 2);
     const int64_t row_bytes = tensors * 1024 * 4;
-    const int64_t rows = (kStreamingMinFootprint + row_bytes - 1) / row_bytes;  // the first above
+    const int64_t rows = (StreamingMinFootprint() + row_bytes - 1) / row_bytes;  // the first above
     KernelRequest r{v.op, v.direction, HALNORM_F32, v.fused_residual, 1024, rows};
     EXPECT_TRUE(UseStreamingStores(r, v)) << v.name;
     r.rows = rows - 1;

@@ -1,0 +1,60 @@
+#include "runtime/cache_size.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace halnorm::internal {
+namespace {
+
+// The first line of a sysfs file, or "" when it cannot be read.
+std::string FirstLine(const std::string& path) {
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+int64_t ReadLastLevelCacheBytes() {
+  int highest_level = 0;
+  int64_t bytes = 0;
+  // index0, index1, ...: one per cache (L1 data and instruction are two).
+  for (int index = 0;; index++) {
+    const std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    const std::string level_text = FirstLine(dir + "level");
+    if (level_text.empty()) break;
+    const int level = std::atoi(level_text.c_str());
+    const int64_t size = ParseCacheSize(FirstLine(dir + "size"));
+    if (level > highest_level && size > 0) {
+      highest_level = level;
+      bytes = size;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int64_t ParseCacheSize(std::string_view text) {
+  int64_t value = 0;
+  size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; i++) {
+    if (value > (int64_t{1} << 40)) return 0;  // no cache is a TiB
+    value = value * 10 + (text[i] - '0');
+  }
+  if (i == 0) return 0;
+  const std::string_view unit = text.substr(i);
+  if (unit.empty()) return value;
+  if (unit == "K") return value << 10;
+  if (unit == "M") return value << 20;
+  if (unit == "G") return value << 30;
+  return 0;
+}
+
+int64_t LastLevelCacheBytes() {
+  static const int64_t bytes = ReadLastLevelCacheBytes();
+  return bytes;
+}
+
+}  // namespace halnorm::internal

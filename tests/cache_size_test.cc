@@ -1,0 +1,34 @@
+// The last-level cache size (sysfs) and the streaming threshold built on it.
+#include "runtime/cache_size.h"
+
+#include "gtest/gtest.h"
+#include "runtime/streaming_stores.h"
+
+namespace halnorm::internal {
+namespace {
+
+TEST(CacheSizeTest, ParsesSysfsSizes) {
+  EXPECT_EQ(ParseCacheSize("32768K"), int64_t{32} << 20);
+  EXPECT_EQ(ParseCacheSize("1M"), int64_t{1} << 20);
+  EXPECT_EQ(ParseCacheSize("2G"), int64_t{2} << 30);
+  EXPECT_EQ(ParseCacheSize("512"), 512);
+}
+
+TEST(CacheSizeTest, RejectsWhatIsNotASize) {
+  for (const char* text : {"", "K", "-1K", "12X", "12 K", "1KB", "99999999999999999999K"}) {
+    EXPECT_EQ(ParseCacheSize(text), 0) << text;
+  }
+}
+
+TEST(CacheSizeTest, StreamingStartsAtTwiceTheLastLevelCache) {
+  const int64_t cache = LastLevelCacheBytes();
+  if (cache == 0) {
+    EXPECT_EQ(StreamingMinFootprint(), int64_t{16} << 20);
+    GTEST_SKIP() << "sysfs lists no caches here; checked the 16 MiB fallback";
+  }
+  EXPECT_GE(cache, int64_t{256} << 10) << "a last level smaller than any L2";
+  EXPECT_EQ(StreamingMinFootprint(), 2 * cache);
+}
+
+}  // namespace
+}  // namespace halnorm::internal
