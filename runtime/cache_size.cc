@@ -37,19 +37,18 @@ int64_t ReadLastLevelCacheBytes() {
 }  // namespace
 
 int64_t ParseCacheSize(std::string_view text) {
+  constexpr int64_t kMaxBytes = int64_t{1} << 40;  // no cache is a TiB
   int64_t value = 0;
   size_t i = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; i++) {
-    if (value > (int64_t{1} << 40)) return 0;  // no cache is a TiB
+    if (value > kMaxBytes) return 0;
     value = value * 10 + (text[i] - '0');
   }
   if (i == 0) return 0;
   const std::string_view unit = text.substr(i);
-  if (unit.empty()) return value;
-  if (unit == "K") return value << 10;
-  if (unit == "M") return value << 20;
-  if (unit == "G") return value << 30;
-  return 0;
+  const int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+  if (shift < 0 || value > (kMaxBytes >> shift)) return 0;
+  return value << shift;
 }
 
 int64_t LastLevelCacheBytes() {

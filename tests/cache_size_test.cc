@@ -15,7 +15,8 @@ TEST(CacheSizeTest, ParsesSysfsSizes) {
 }
 
 TEST(CacheSizeTest, RejectsWhatIsNotASize) {
-  for (const char* text : {"", "K", "-1K", "12X", "12 K", "1KB", "99999999999999999999K"}) {
+  for (const char* text : {"", "K", "-1K", "12X", "12 K", "1KB", "99999999999999999999K",
+                           "2000000G"}) {
     EXPECT_EQ(ParseCacheSize(text), 0) << text;
   }
 }
