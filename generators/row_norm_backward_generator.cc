@@ -170,7 +170,10 @@ class RowNormBackward : public Generator<RowNormBackward> {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
       ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width, false});
     } else if (!auto_schedule) {
-      ScheduleRowNormBackwardCpu(f, {vector_width, accumulators});
+      f.row_inputs = {dy, x};
+      CpuRowNormKnobs knobs{vector_width, accumulators};
+      knobs.prefetch_next_row = dtype.value() != "f32";
+      ScheduleRowNormBackwardCpu(f, knobs);
     }
   }
 

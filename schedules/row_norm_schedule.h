@@ -43,6 +43,7 @@ struct RowNormBackwardFuncs {
   Halide::RVar over_chunks;                     // GPU: partial_sums' walk over the chunks
   Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
+  std::vector<Halide::ImageParam> row_inputs;  // dy and x, read row by row
 };
 
 // Knobs shared by the generator (GeneratorParams) and the autotuner.
@@ -50,6 +51,9 @@ struct CpuRowNormKnobs {
   int vector_width;        // f32 lanes per SIMD register
   int accumulators;        // independent vector accumulators per reduction (ILP)
   int rows_per_task = 16;  // forward: rows handed to one parallel task
+  // Backward: prefetch the next row's inputs while dx is computed (chosen by
+  // the activation dtype: it pays for 16-bit ones only).
+  bool prefetch_next_row = false;
 };
 
 // GPU knobs (GeneratorParams too). The reduction's lanes are threads x

@@ -16,8 +16,10 @@ using internal::Variant;
 // a transformer width, a non-power-of-two, a large prime, and >= 65536.
 constexpr int64_t kHiddenSizes[] = {1,  3,  7,  13,  15,  16,   17,   31,
                                     32, 33, 64, 127, 768, 1000, 4099, 65536};
-// 16-bit variants share the f32 code paths but the conversions: fewer sizes.
-constexpr int64_t kHiddenSizes16Bit[] = {1, 3, 15, 16, 17, 33, 127, 768, 4099, 65536};
+// 16-bit variants share the f32 code paths but the conversions, and the
+// backward's prefetch of the next row (from 2048, a whole number of
+// vectors): fewer sizes, plus 2048.
+constexpr int64_t kHiddenSizes16Bit[] = {1, 3, 15, 16, 17, 33, 127, 768, 2048, 4099, 65536};
 constexpr int64_t kRowCounts[] = {0, 1, 5, 64};
 // Keeps the O(rows * hidden) reference and fill cheap for the widest rows.
 constexpr int64_t kMaxRowsOfLargeHidden = 5;
@@ -73,8 +75,8 @@ std::vector<RowNormCase> ShapeCases(const Variant& variant) {
     c.data_offset = 1;
     cases.push_back(c);
   }
-  constexpr std::pair<int64_t, int64_t> kPaddedMatrices[] = {{5, 1},   {5, 16},  {5, 17},
-                                                             {64, 33}, {5, 768}, {5, 1000}};
+  constexpr std::pair<int64_t, int64_t> kPaddedMatrices[] = {
+      {5, 1}, {5, 16}, {5, 17}, {64, 33}, {5, 768}, {5, 1000}, {64, 2048}};
   for (auto [rows, hidden] : kPaddedMatrices)
     cases.push_back(Padded(MatrixCase(variant, rows, hidden)));
 
