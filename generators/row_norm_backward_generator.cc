@@ -170,10 +170,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
       ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width, false});
     } else if (!auto_schedule) {
-      f.row_inputs = {dy, x};
-      CpuRowNormKnobs knobs{vector_width, accumulators};
-      knobs.prefetch_next_row = dtype.value() != "f32";
-      ScheduleRowNormBackwardCpu(f, knobs);
+      if (dtype.value() != "f32") f.prefetched_rows = {dy, x};
+      ScheduleRowNormBackwardCpu(f, {vector_width, accumulators});
     }
   }
 

@@ -176,8 +176,7 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
   f.dx.split(f.r, f.c, row, f.rows_per_chunk, TailStrategy::GuardWithIf)
       .parallel(f.c)
       .parallel(f.b);
-  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw,
-                  knobs.prefetch_next_row ? f.row_inputs : std::vector<Halide::ImageParam>{});
+  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows);
   for (Func stat : f.stats) stat.compute_at(f.dx, row);
   ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.dx, row}, vw);
   for (Func partial : f.partials) {

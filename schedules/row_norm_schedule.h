@@ -43,7 +43,9 @@ struct RowNormBackwardFuncs {
   Halide::RVar over_chunks;                     // GPU: partial_sums' walk over the chunks
   Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
-  std::vector<Halide::ImageParam> row_inputs;  // dy and x, read row by row
+  // CPU: inputs dx prefetches one row ahead (ScheduleRowNormBackwardCpu):
+  // dy and x for 16-bit activations, none for f32 (where it did not pay).
+  std::vector<Halide::ImageParam> prefetched_rows;
 };
 
 // Knobs shared by the generator (GeneratorParams) and the autotuner.
@@ -51,9 +53,6 @@ struct CpuRowNormKnobs {
   int vector_width;        // f32 lanes per SIMD register
   int accumulators;        // independent vector accumulators per reduction (ILP)
   int rows_per_task = 16;  // forward: rows handed to one parallel task
-  // Backward: prefetch the next row's inputs while dx is computed (chosen by
-  // the activation dtype: it pays for 16-bit ones only).
-  bool prefetch_next_row = false;
 };
 
 // GPU knobs (GeneratorParams too). The reduction's lanes are threads x
