@@ -99,7 +99,71 @@ bool HasF16c() {
   static const bool has = CpuHasF16c();
   return has;
 }
+
+// bf16 has no conversion instruction before AVX512_BF16, so AVX2's integer
+// ops do each step of the functions above, 8 lanes at a time. The compiler's
+// SSE2 code was slow for FloatToBf16 (SSE2 has no unsigned 32- to 16-bit
+// pack): a one-row bf16 LayerNorm backward at N=4096, storing dweight and
+// dbias, took 5.7 us a call, 3.8 us with these (1 thread).
+__attribute__((target("avx2"))) void Bf16sToFloatsAvx2(const uint16_t* in, float* out,
+                                                       int64_t count) {
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i bf16s = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m256i widened = _mm256_cvtepu16_epi32(bf16s);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(widened, 16));
+  }
+  for (; i < count; i++) out[i] = Bf16ToFloat(in[i]);
+}
+
+// FloatToBf16 on 8 lanes, each result in the low half of its 32-bit lane.
+__attribute__((target("avx2"))) __m256i RoundToBf16Avx2(__m256 values) {
+  const __m256i u = _mm256_castps_si256(values);
+  const __m256i high = _mm256_srli_epi32(u, 16);
+  const __m256i odd = _mm256_and_si256(high, _mm256_set1_epi32(1));
+  const __m256i rounded =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
+  const __m256i quiet_nan = _mm256_or_si256(high, _mm256_set1_epi32(0x40));
+  // Both sides are below 2^31, so the signed compare is the unsigned one.
+  const __m256i magnitude = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+  const __m256i nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7f800000));
+  return _mm256_blendv_epi8(rounded, quiet_nan, nan);
+}
+
+__attribute__((target("avx2"))) void FloatsToBf16sAvx2(const float* in, uint16_t* out,
+                                                       int64_t count) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m256i low = RoundToBf16Avx2(_mm256_loadu_ps(in + i));
+    const __m256i high = RoundToBf16Avx2(_mm256_loadu_ps(in + i + 8));
+    // packus works within 128-bit halves (low 0-3, high 0-3, low 4-7, high
+    // 4-7); the permute puts the four quarters back in order.
+    const __m256i packed = _mm256_packus_epi32(low, high);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm256_permute4x64_epi64(packed, _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  for (; i < count; i++) out[i] = FloatToBf16(in[i]);
+}
+
+bool HasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
 #endif
+
+void Bf16sToFloats(const uint16_t* __restrict in, float* __restrict out, int64_t count) {
+#if defined(__x86_64__)
+  if (HasAvx2()) return Bf16sToFloatsAvx2(in, out, count);
+#endif
+  for (int64_t i = 0; i < count; i++) out[i] = Bf16ToFloat(in[i]);
+}
+
+void FloatsToBf16s(const float* __restrict in, uint16_t* __restrict out, int64_t count) {
+#if defined(__x86_64__)
+  if (HasAvx2()) return FloatsToBf16sAvx2(in, out, count);
+#endif
+  for (int64_t i = 0; i < count; i++) out[i] = FloatToBf16(in[i]);
+}
 
 void HalvesToFloats(const uint16_t* __restrict in, float* __restrict out, int64_t count) {
 #if defined(__x86_64__)
@@ -140,7 +204,7 @@ void ToF32(const halnorm_tensor& t, int64_t count, float* __restrict out) {
       HalvesToFloats(bits, out, count);
       break;
     case HALNORM_BF16:
-      for (int64_t i = 0; i < count; i++) out[i] = Bf16ToFloat(bits[i]);
+      Bf16sToFloats(bits, out, count);
       break;
     default:
       std::memcpy(out, t.data, count * sizeof(float));
@@ -163,7 +227,7 @@ void StoreFromF32(const float* __restrict values, int64_t count, const halnorm_t
       FloatsToHalves(values, bits, count);
       break;
     case HALNORM_BF16:
-      for (int64_t i = 0; i < count; i++) bits[i] = FloatToBf16(values[i]);
+      FloatsToBf16s(values, bits, count);
       break;
     default:
       std::memcpy(t.data, values, count * sizeof(float));

@@ -1,7 +1,7 @@
 // The runtime's conversions of the per-feature tensors (runtime/half_float.h)
 // against the tests' own (tests/float16_conversions.h): the scalar functions,
-// and the array paths (F16C or AArch64 on hosts that have them, vectorized
-// selects elsewhere), bit for bit; a NaN only has to stay a NaN.
+// and the array paths (F16C, AVX2 or AArch64 on hosts that have them,
+// vectorized selects elsewhere), bit for bit; a NaN only has to stay a NaN.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -93,6 +93,37 @@ TEST(RuntimeHalfFloatTest, StoreFromF32RoundsToNearestEven) {
     ExpectSameHalf(f16[i], testutil::FloatToHalfBits(v), v, 0x7c00);
     ExpectSameHalf(FloatToHalf(v), testutil::FloatToHalfBits(v), v, 0x7c00);
     ExpectSameHalf(bf16[i], testutil::FloatToBfloat16Bits(v), v, 0x7f80);
+  }
+}
+
+// bf16's own hard cases: ties between neighbouring bf16 values (both
+// parities, both signs), values just either side of a tie, finite values
+// that round up to inf, and NaNs whose rounding would carry into the sign.
+// Stored at every length up to past two AVX2 steps, so every vector-body and
+// tail split is checked; then read back.
+TEST(RuntimeHalfFloatTest, Bf16ArraysOfEveryLengthMatchTheReference) {
+  std::vector<float> values;
+  for (uint32_t high : {0x0000u, 0x0001u, 0x3f80u, 0x3f81u, 0x7f7fu, 0x7f80u, 0x7fc0u, 0x7fffu}) {
+    for (uint32_t low : {0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+      for (uint32_t sign : {0u, 0x80000000u}) {
+        values.push_back(absl::bit_cast<float>(sign | high << 16 | low));
+      }
+    }
+  }
+  ASSERT_GE(values.size(), 40u);
+  for (int64_t n = 0; n <= 40; n++) {
+    std::vector<uint16_t> bf16(n + 1, 0xabcd);
+    StoreFromF32(values.data(), n, Vector(HALNORM_BF16, bf16.data(), n));
+    for (int64_t i = 0; i < n; i++) {
+      ExpectSameHalf(bf16[i], testutil::FloatToBfloat16Bits(values[i]), values[i], 0x7f80);
+    }
+    EXPECT_EQ(bf16[n], 0xabcd) << "stored past " << n << " values";
+    std::vector<float> back(n + 1, -1.f);
+    ToF32(Vector(HALNORM_BF16, bf16.data(), n), n, back.data());
+    for (int64_t i = 0; i < n; i++) {
+      ExpectSameFloat(back[i], testutil::Bfloat16BitsToFloat(bf16[i]), bf16[i]);
+    }
+    EXPECT_EQ(back[n], -1.f) << "read past " << n << " values";
   }
 }
 
