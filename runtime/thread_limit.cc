@@ -1,9 +1,11 @@
 #include "runtime/thread_limit.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
 #include "HalideRuntime.h"
+#include "runtime/spinning_pool.h"
 #include "runtime/status.h"
 
 namespace halnorm::internal {
@@ -62,19 +64,27 @@ int CarryErrors(void* user_context, int i, uint8_t* closure) {
   return code;
 }
 
+// Halide's own pool: the fallback when ours is taken (a concurrent call) or
+// more threads than cores were asked for.
+int RunOnHalidePool(void* user_context, halide_task_t task, int min, int size, uint8_t* closure,
+                    int limit) {
+  if (limit <= 0 || size <= limit)
+    return halide_default_do_par_for(user_context, task, min, size, closure);
+  SlicedLoop loop{task, min, size, limit, closure};
+  return halide_default_do_par_for(user_context, RunSlice, 0, limit,
+                                   reinterpret_cast<uint8_t*>(&loop));
+}
+
 int LimitedParFor(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
   const int limit = thread_limit.load(std::memory_order_relaxed);
   // On this thread alone: an error stays here.
   if (size <= 1 || limit == 1) return RunRange(user_context, task, min, min + size, closure);
   ErrorCarrier carrier{task, closure};
   auto* carried = reinterpret_cast<uint8_t*>(&carrier);
+  const int threads = std::min(size, limit > 0 ? limit : SpinningPoolMaxThreads());
   int code;
-  if (limit <= 0 || size <= limit) {
-    code = halide_default_do_par_for(user_context, CarryErrors, min, size, carried);
-  } else {
-    SlicedLoop loop{CarryErrors, min, size, limit, carried};
-    code = halide_default_do_par_for(user_context, RunSlice, 0, limit,
-                                     reinterpret_cast<uint8_t*>(&loop));
+  if (!RunOnSpinningPool(user_context, CarryErrors, min, size, carried, threads, &code)) {
+    code = RunOnHalidePool(user_context, CarryErrors, min, size, carried, limit);
   }
   if (carrier.failed) SetHalideError(carrier.first_error);
   return code;

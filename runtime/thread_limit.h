@@ -2,7 +2,9 @@
 // only limits how many pool workers get woken: workers already spinning keep
 // taking tasks, so after a 2-thread call a "1-thread" call still ran on 2
 // cores (measured: CPU time = 2x wall time). We install a do_par_for that
-// hands the pool at most n tasks per parallel loop, each a contiguous slice.
+// runs each parallel loop on at most n threads of our own spinning pool
+// (spinning_pool.h), or, when that is taken, hands Halide's pool at most n
+// tasks, each a contiguous slice.
 #ifndef HALNORM_RUNTIME_THREAD_LIMIT_H_
 #define HALNORM_RUNTIME_THREAD_LIMIT_H_
 

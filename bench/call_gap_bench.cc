@@ -1,0 +1,165 @@
+// Decode-shape calls with other work between them, as in a model: each call
+// follows a busy gap (standing for the layer's other ops) of 0, 50 or 500 us,
+// on 2 threads. Times the call alone (the gap excluded), median of
+// repetitions, for:
+//   - dispatch (the tuned table's variant) and the fastest compiled variant,
+//     on halnorm's spinning pool (runtime/spinning_pool.h) and on Halide's
+//     own pool (the spinning pool off), whose workers sleep soon after a loop;
+//   - oneDNN 2.6 (LayerNorm only), whose OpenMP threads spin for 200 ms.
+// Prints a markdown table (us per call).
+//
+//   bazel run -c opt //bench:call_gap_bench
+//   bazel run -c opt //bench:call_gap_bench -- --rows=16 --threads=2
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/norm_problem.h"
+#include "bench/onednn_peer.h"
+#include "runtime/halnorm_c.h"
+#include "runtime/spinning_pool.h"
+#include "runtime/variant_index.h"
+
+namespace halnorm::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using internal::Direction;
+using internal::Op;
+using internal::Variant;
+
+constexpr int kGapsUs[] = {0, 50, 500};
+constexpr int kRepetitions = 7;
+constexpr double kRepetitionSeconds = 0.02;
+
+void BusyWait(std::chrono::microseconds gap) {
+  const auto until = Clock::now() + gap;
+  while (Clock::now() < until) {
+  }
+}
+
+// Median over repetitions of the seconds per call, each call after `gap`.
+double MedianCallSeconds(const std::function<void()>& call, std::chrono::microseconds gap) {
+  call();
+  call();
+  auto start = Clock::now();
+  call();
+  const double one = std::max(std::chrono::duration<double>(Clock::now() - start).count(), 1e-7);
+  // Each repetition lasts about kRepetitionSeconds, gaps included.
+  const double with_gap = one + std::chrono::duration<double>(gap).count();
+  const int batch = std::max(1, static_cast<int>(kRepetitionSeconds / with_gap));
+  std::vector<double> per_call;
+  for (int rep = 0; rep < kRepetitions; rep++) {
+    Clock::duration in_calls{0};
+    for (int i = 0; i < batch; i++) {
+      BusyWait(gap);
+      start = Clock::now();
+      call();
+      in_calls += Clock::now() - start;
+    }
+    per_call.push_back(std::chrono::duration<double>(in_calls).count() / batch);
+  }
+  std::nth_element(per_call.begin(), per_call.begin() + kRepetitions / 2, per_call.end());
+  return per_call[kRepetitions / 2];
+}
+
+// The compiled variants dispatch chooses among for this kind on this CPU.
+std::vector<const Variant*> Candidates(Op op, Direction direction, halnorm_dtype dtype) {
+  const internal::VariantIndex& index = internal::VariantIndex::Get();
+  const int target = index.DispatchTarget({op, direction, dtype, false});
+  std::vector<const Variant*> out;
+  if (target < 0) return out;
+  for (const Variant& v : internal::AllVariants()) {
+    if (v.op == op && v.direction == direction && v.dtype == dtype && !v.fused_residual &&
+        std::strcmp(v.target, index.target_name(target)) == 0) {
+      out.push_back(&v);
+    }
+  }
+  return out;
+}
+
+struct HalnormTimes {
+  double dispatch, best;
+  std::string best_name;
+};
+
+HalnormTimes TimeHalnorm(NormProblem& problem, Direction direction,
+                         const std::vector<const Variant*>& candidates,
+                         std::chrono::microseconds gap) {
+  HalnormTimes t;
+  t.dispatch = MedianCallSeconds([&] { (void)problem.Run(direction); }, gap);
+  t.best = 1e30;
+  for (const Variant* v : candidates) {
+    const double s = MedianCallSeconds([&] { (void)problem.Run(direction, v); }, gap);
+    if (s < t.best) t.best = s, t.best_name = v->name;
+  }
+  return t;
+}
+
+int Main(int argc, char** argv) {
+  int64_t rows = 16;
+  int threads = 2;
+  for (int i = 1; i < argc; i++) {
+    if (std::sscanf(argv[i], "--rows=%ld", &rows) == 1) continue;
+    if (std::sscanf(argv[i], "--threads=%d", &threads) == 1) continue;
+    std::fprintf(stderr, "call_gap_bench: unknown argument %s (--rows=, --threads=)\n", argv[i]);
+    return 2;
+  }
+  halnorm_set_num_threads(threads);
+  OneDnnLayerNorm::SetThreads(threads);
+  const auto spin = internal::SpinningPoolSpinTime();
+  std::printf("%ld rows, %d threads; us per call (gap excluded); spin = %ld us\n\n", rows, threads,
+              static_cast<long>(spin.count()));
+  std::printf(
+      "| case | gap us | dispatch | dispatch, Halide's pool | best | best, Halide's pool "
+      "| oneDNN | best variant |\n|---|---|---|---|---|---|---|---|\n");
+  std::mt19937 rng(1);
+  for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
+    for (halnorm_dtype dtype : {HALNORM_F32, HALNORM_BF16}) {
+      for (int64_t hidden : {2048, 8192}) {
+        NormProblem problem(op, dtype, {rows, hidden}, rng);
+        for (Direction direction : {Direction::kForward, Direction::kBackward}) {
+          const auto candidates = Candidates(op, direction, dtype);
+          std::unique_ptr<OneDnnLayerNorm> onednn;
+          if (op == Op::kLayerNorm) {
+            (void)OneDnnLayerNorm::Create(dtype, rows, hidden, direction == Direction::kBackward,
+                                          &onednn);
+          }
+          for (int gap_us : kGapsUs) {
+            const std::chrono::microseconds gap(gap_us);
+            internal::SetSpinningPoolSpinTime(spin);
+            const HalnormTimes spinning = TimeHalnorm(problem, direction, candidates, gap);
+            internal::SetSpinningPoolSpinTime(std::chrono::microseconds(-1));
+            const HalnormTimes halide_pool = TimeHalnorm(problem, direction, candidates, gap);
+            internal::SetSpinningPoolSpinTime(spin);
+            std::string peer = "-";
+            if (onednn) {
+              char text[32];
+              std::snprintf(text, sizeof(text), "%.2f",
+                            MedianCallSeconds([&] { onednn->Run(); }, gap) * 1e6);
+              peer = text;
+            }
+            std::printf("| %s %s %s %ldx%ld | %d | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",
+                        internal::OpName(op), internal::DirectionName(direction),
+                        internal::DtypeName(dtype), rows, hidden, gap_us, spinning.dispatch * 1e6,
+                        halide_pool.dispatch * 1e6, spinning.best * 1e6, halide_pool.best * 1e6,
+                        peer.c_str(), spinning.best_name.c_str());
+            std::fflush(stdout);
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace halnorm::bench
+
+int main(int argc, char** argv) { return halnorm::bench::Main(argc, argv); }
