@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -22,6 +21,7 @@
 
 #include "bench/norm_problem.h"
 #include "bench/onednn_peer.h"
+#include "bench/timing.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/spinning_pool.h"
 #include "runtime/variant_index.h"
@@ -29,45 +29,12 @@
 namespace halnorm::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using internal::Direction;
 using internal::Op;
 using internal::Variant;
 
 constexpr int kGapsUs[] = {0, 50, 500};
 constexpr int kRepetitions = 7;
-constexpr double kRepetitionSeconds = 0.02;
-
-void BusyWait(std::chrono::microseconds gap) {
-  const auto until = Clock::now() + gap;
-  while (Clock::now() < until) {
-  }
-}
-
-// Median over repetitions of the seconds per call, each call after `gap`.
-double MedianCallSeconds(const std::function<void()>& call, std::chrono::microseconds gap) {
-  call();
-  call();
-  auto start = Clock::now();
-  call();
-  const double one = std::max(std::chrono::duration<double>(Clock::now() - start).count(), 1e-7);
-  // Each repetition lasts about kRepetitionSeconds, gaps included.
-  const double with_gap = one + std::chrono::duration<double>(gap).count();
-  const int batch = std::max(1, static_cast<int>(kRepetitionSeconds / with_gap));
-  std::vector<double> per_call;
-  for (int rep = 0; rep < kRepetitions; rep++) {
-    Clock::duration in_calls{0};
-    for (int i = 0; i < batch; i++) {
-      BusyWait(gap);
-      start = Clock::now();
-      call();
-      in_calls += Clock::now() - start;
-    }
-    per_call.push_back(std::chrono::duration<double>(in_calls).count() / batch);
-  }
-  std::nth_element(per_call.begin(), per_call.begin() + kRepetitions / 2, per_call.end());
-  return per_call[kRepetitions / 2];
-}
 
 // The compiled variants dispatch chooses among for this kind on this CPU.
 std::vector<const Variant*> Candidates(Op op, Direction direction, halnorm_dtype dtype) {
@@ -93,10 +60,11 @@ HalnormTimes TimeHalnorm(NormProblem& problem, Direction direction,
                          const std::vector<const Variant*>& candidates,
                          std::chrono::microseconds gap) {
   HalnormTimes t;
-  t.dispatch = MedianCallSeconds([&] { (void)problem.Run(direction); }, gap);
+  t.dispatch = MedianSecondsPerCall([&] { (void)problem.Run(direction); }, kRepetitions, gap);
   t.best = 1e30;
   for (const Variant* v : candidates) {
-    const double s = MedianCallSeconds([&] { (void)problem.Run(direction, v); }, gap);
+    const double s =
+        MedianSecondsPerCall([&] { (void)problem.Run(direction, v); }, kRepetitions, gap);
     if (s < t.best) t.best = s, t.best_name = v->name;
   }
   return t;
@@ -133,7 +101,6 @@ int Main(int argc, char** argv) {
           }
           for (int gap_us : kGapsUs) {
             const std::chrono::microseconds gap(gap_us);
-            internal::SetSpinningPoolSpinTime(spin);
             const HalnormTimes spinning = TimeHalnorm(problem, direction, candidates, gap);
             internal::SetSpinningPoolSpinTime(std::chrono::microseconds(-1));
             const HalnormTimes halide_pool = TimeHalnorm(problem, direction, candidates, gap);
@@ -142,7 +109,7 @@ int Main(int argc, char** argv) {
             if (onednn) {
               char text[32];
               std::snprintf(text, sizeof(text), "%.2f",
-                            MedianCallSeconds([&] { onednn->Run(); }, gap) * 1e6);
+                            MedianSecondsPerCall([&] { onednn->Run(); }, kRepetitions, gap) * 1e6);
               peer = text;
             }
             std::printf("| %s %s %s %ldx%ld | %d | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",

@@ -16,8 +16,12 @@ constexpr double kMinRepetitionSeconds = 0.01;
 constexpr double kSlowCallSeconds = 0.2;
 constexpr int kSlowCallReps = 3;
 
+// With a `gap`, each call follows a busy wait of that long (a model's other
+// work between two calls, which lets thread pools go idle), and only the
+// calls are timed.
 template <typename Call>
-double MedianSecondsPerCall(Call call, int repetitions) {
+double MedianSecondsPerCall(Call call, int repetitions,
+                            std::chrono::microseconds gap = std::chrono::microseconds(0)) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -26,13 +30,27 @@ double MedianSecondsPerCall(Call call, int repetitions) {
   Clock::time_point start = Clock::now();
   call();  // sizes the batch
   const double warm = std::max(seconds_since(start), 1e-9);
-  const long batch = std::max(1L, std::lround(std::ceil(kMinRepetitionSeconds / warm)));
+  const double gap_seconds = std::chrono::duration<double>(gap).count();
+  const long batch =
+      std::max(1L, std::lround(std::ceil(kMinRepetitionSeconds / (warm + gap_seconds))));
   if (warm > kSlowCallSeconds) repetitions = std::min(repetitions, kSlowCallReps);
   std::vector<double> per_call;
   for (int rep = 0; rep < repetitions; rep++) {
-    start = Clock::now();
-    for (long i = 0; i < batch; i++) call();
-    per_call.push_back(seconds_since(start) / batch);
+    double in_calls = 0;
+    if (gap.count() == 0) {
+      start = Clock::now();
+      for (long i = 0; i < batch; i++) call();
+      in_calls = seconds_since(start);
+    } else {
+      for (long i = 0; i < batch; i++) {
+        for (const auto until = Clock::now() + gap; Clock::now() < until;) {
+        }
+        start = Clock::now();
+        call();
+        in_calls += seconds_since(start);
+      }
+    }
+    per_call.push_back(in_calls / batch);
   }
   std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
   return per_call[per_call.size() / 2];
