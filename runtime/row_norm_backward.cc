@@ -61,17 +61,22 @@ absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
 // Rows per dweight/dbias chunk (a chunk is a parallel task). At most what
 // keeps a chunk's dy and x rows (read again for the partials) in a 256 KiB
 // slice of L2 (but at least 16 rows). Within that, rows/8, so a batch splits
-// into up to 8 tasks, but never below 8 rows or 256 KiB: every chunk writes
-// and the runtime sums one more pair of hidden-sized partials (with 2-row
-// chunks that was 2/3 more traffic than the rows themselves: LayerNorm f32
-// 16x16384, 2 threads, 250 us a call vs 112 us with 8-row chunks), and a
-// smaller task does not repay waking a thread. Depends on the shape only,
-// never on the thread count: that is what makes the sums deterministic.
+// into up to 8 tasks, but never below 8 rows or 64 KiB of dy and x: every
+// chunk writes and the runtime sums one more pair of hidden-sized partials
+// (with 2-row chunks that was 2/3 more traffic than the rows themselves:
+// LayerNorm f32 16x16384, 2 threads, 250 us a call vs 112 us with 8-row
+// chunks), and a task of a few microseconds does not repay handing it to
+// another thread (bf16 16x768, 2 threads, as one 16-row chunk: 21 GB/s; as
+// 11 + 5 rows: 12 GB/s). The floor was 256 KiB, which ran small calls as one
+// task; at 64 KiB, 2 threads (report_runner, GB/s): LayerNorm bf16 16x4096
+// 26 -> 39, 16x2048 26 -> 33, 512x128 17 -> 24; f32 16x1024 47 -> 60; 1
+// thread, f32 512x128 33 -> 37. Depends on the shape only, never on the
+// thread count: that is what makes the sums deterministic.
 int RowsPerChunk(int64_t rows, int64_t hidden, halnorm_dtype dtype) {
-  constexpr int64_t kL2SliceBytes = 262144, kMinRows = 8;
+  constexpr int64_t kL2SliceBytes = 262144, kMinChunkBytes = 65536, kMinRows = 8;
   const int64_t row_bytes = 2 * hidden * DtypeBytes(dtype);
   const int64_t fits_l2 = std::clamp<int64_t>(kL2SliceBytes / row_bytes, 16, 1024);
-  const int64_t min_rows = std::max(kMinRows, (kL2SliceBytes + row_bytes - 1) / row_bytes);
+  const int64_t min_rows = std::max(kMinRows, (kMinChunkBytes + row_bytes - 1) / row_bytes);
   const int64_t wanted = std::max((rows + 7) / 8, min_rows);
   return static_cast<int>(std::max<int64_t>(1, std::min(fits_l2, wanted)));
 }

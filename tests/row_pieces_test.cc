@@ -366,8 +366,8 @@ void ExpectPiecesChangeNothing(const CaseRunner<P>& runner, size_t always_bitwis
 }
 
 // Rows enough for several dweight/dbias chunks (row_norm_backward.cc
-// RowsPerChunk: 16 rows of 2048 f32, 32 of 2048 16-bit, 32 of 512 f32,
-// 819 of 40 f32), so that pieces keep whole chunks at several limits:
+// RowsPerChunk: 16 rows of 2048, 16 of 512 f32 in 100-row lines, 375 of 40
+// f32 in 3000 rows), so that pieces keep whole chunks at several limits:
 // contiguous, and padded lines (pieces of whole lines, then of rows within
 // a line).
 std::vector<testutil::RowNormCase> ManyRowCases(const Variant& variant) {
