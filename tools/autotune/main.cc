@@ -49,8 +49,8 @@ ABSL_FLAG(std::string, timings_csv, "",
           "also write every timing to this CSV file (runtime: each variant's and dispatch's, "
           "per run and grid shape)");
 ABSL_FLAG(int, runs, 1,
-          "runtime: time the whole grid this many times and pick, per bucket, the variant "
-          "whose worst run is best (near ties on a noisy machine flip between runs)");
+          "runtime: time the whole grid this many times and pick, per bucket, by each "
+          "variant's geomean over the runs (near ties on a noisy machine flip between runs)");
 ABSL_FLAG(bool, update_tuned, false,
           "runtime: also write the measured picks into schedules/tuned/<target>.bzl's table "
           "(its configs unchanged; commit it, and the next build dispatches by it)");

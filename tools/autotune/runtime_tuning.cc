@@ -128,8 +128,9 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   const GridTimes& times = *timed;
   if (timings_csv != nullptr) *timings_csv = RuntimeTimingsCsv(grid, times);
 
-  // Per bucket, over its points in every run: the variant whose worst ratio
-  // to the point's best is highest (ties: the lower geomean).
+  // Per bucket: the variant whose worst point, by the geomean over the runs
+  // of its time relative to the run's best (select.h GeomeanOverRuns), is
+  // closest to 1 (ties: the lower geomean over the points).
   const std::map<BucketKey, std::vector<int>> buckets = GroupByBucket(grid);
   internal::TuningFile file;
   std::vector<double> log_dispatch(runs, 0), worst(runs, 1);
@@ -147,10 +148,16 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
         for (int p : points) seconds[c].push_back(times[run][p].seconds[c]);
       }
     }
-    std::vector<int> all(candidates.size()), samples(seconds[0].size());
+    std::vector<Timings> per_run(runs, Timings(candidates.size()));  // [run][candidate][point]
+    for (int run = 0; run < runs; run++) {
+      for (size_t c = 0; c < candidates.size(); c++) {
+        for (int p : points) per_run[run][c].push_back(times[run][p].seconds[c]);
+      }
+    }
+    std::vector<int> all(candidates.size()), bucket_points(points.size());
     for (size_t c = 0; c < all.size(); c++) all[c] = c;
-    for (size_t i = 0; i < samples.size(); i++) samples[i] = i;
-    const int chosen = BestOver(seconds, all, samples);
+    for (size_t i = 0; i < bucket_points.size(); i++) bucket_points[i] = i;
+    const int chosen = BestOver(GeomeanOverRuns(per_run), all, bucket_points);
     file.entries.push_back(
         {grid[points[0]].hidden_bucket, grid[points[0]].row_bucket, candidates[chosen]});
     for (size_t i = 0; i < points.size(); i++) {

@@ -21,6 +21,19 @@ double BestTime(const Timings& seconds, int point) {
   return best;
 }
 
+Timings GeomeanOverRuns(const std::vector<Timings>& runs) {
+  if (runs.empty()) return {};
+  Timings merged(runs[0].size(), std::vector<double>(runs[0][0].size()));
+  for (size_t p = 0; p < merged[0].size(); p++) {
+    for (size_t c = 0; c < merged.size(); c++) {
+      double log_sum = 0;
+      for (const Timings& run : runs) log_sum += std::log(run[c][p] / BestTime(run, p));
+      merged[c][p] = std::exp(log_sum / runs.size());
+    }
+  }
+  return merged;
+}
+
 std::vector<int> CoverWithinTolerance(const Timings& seconds, double tolerance,
                                       int max_configs) {
   if (seconds.empty()) return {};

@@ -35,6 +35,18 @@ int BestOver(const Timings& seconds, const std::vector<int>& chosen,
 // The best time on point p over all configs.
 double BestTime(const Timings& seconds, int point);
 
+// Repeated timings merged for BestOver: runs[r][c][p] -> [c][p], config c's
+// geometric mean over the runs of its time on p relative to that run's best
+// on p. Relative times cancel a run's overall drift. The mean, unlike the
+// worst run, does not let one slow spell of a config decide (one doubled a
+// config 1.5x faster in the other runs), and unlike the median it still
+// weighs a config that is fast only in some runs (4-task calls on the 2-vCPU
+// VM flip between ~2.0 and ~3.7 us, for minutes at a time, against ~3.1 as
+// one task). Over 9 runs of the AVX-512 VM's grid, picks from one set of 3
+// runs, timed on the other 6: geomean 0.982-0.992 (median: 0.965-0.997,
+// worst run: 0.978-0.989).
+Timings GeomeanOverRuns(const std::vector<Timings>& runs);
+
 }  // namespace halnorm::autotune
 
 #endif  // HALNORM_TOOLS_AUTOTUNE_SELECT_H_

@@ -1,5 +1,7 @@
 #include "tools/autotune/select.h"
 
+#include <cmath>
+
 #include <limits>
 
 #include "gmock/gmock.h"
@@ -73,6 +75,33 @@ TEST(BestOverTest, TiesOnTheWorstPointGoToTheLowerGeomean) {
   const Timings bucket = {{2, 1.5}, {1, 2}, {1, 1}};
   // Against best {1, 1}: both configs' worst ratio is 0.5; config 1's geomean is lower.
   EXPECT_EQ(BestOver(bucket, {0, 1}, {0, 1}), 1);
+}
+
+TEST(GeomeanOverRunsTest, OneSlowRunDoesNotDecideTheBucket) {
+  // Config 0 is 1.5x faster in runs 2 and 3 and hit a slow spell in run 1.
+  const std::vector<Timings> runs = {{{300}, {153}}, {{95}, {134}}, {{91}, {138}}};
+  const Timings merged = GeomeanOverRuns(runs);
+  EXPECT_NEAR(merged[0][0], std::cbrt(300.0 / 153), 1e-12);
+  EXPECT_NEAR(merged[1][0], std::cbrt(134.0 / 95 * 138 / 91), 1e-12);
+  EXPECT_EQ(BestOver(merged, {0, 1}, {0}), 0);
+  // Over the raw samples, config 0's slow run decides against it.
+  EXPECT_EQ(BestOver({{300, 95, 91}, {153, 134, 138}}, {0, 1}, {0, 1, 2}), 1);
+}
+
+TEST(GeomeanOverRunsTest, AConfigFastInSomeRunsBeatsASteadySlowerOne) {
+  // Config 0 flips between 2.0 and 3.7 from run to run; config 1 is 3.1.
+  const std::vector<Timings> runs = {{{2.0}, {3.1}}, {{3.7}, {3.1}}, {{3.7}, {3.1}}};
+  EXPECT_EQ(BestOver(GeomeanOverRuns(runs), {0, 1}, {0}), 0);
+}
+
+TEST(GeomeanOverRunsTest, RelativeToEachRunsBest) {
+  // Run 2 is twice as slow overall; relative times cancel that.
+  const std::vector<Timings> runs = {{{1, 4}, {2, 4}}, {{2, 8}, {4, 10}}};
+  const Timings merged = GeomeanOverRuns(runs);
+  EXPECT_DOUBLE_EQ(merged[0][0], 1.0);
+  EXPECT_DOUBLE_EQ(merged[1][0], 2.0);
+  EXPECT_DOUBLE_EQ(merged[0][1], 1.0);
+  EXPECT_NEAR(merged[1][1], std::sqrt(1.25), 1e-12);
 }
 
 }  // namespace
