@@ -24,8 +24,45 @@ inline void CpuRelax() {
 #endif
 }
 
+// A participant's share of a job: indices [next, end), tagged with the
+// job's generation so that a worker still holding an older job claims
+// nothing. Each share has its own cache line: a participant working through
+// its own share touches no line another core reads, and only the last few
+// indices, taken by whoever runs out first, move lines between cores.
+class Share {
+ public:
+  // Tasks fit in 16 bits (RunOnSpinningPool declines larger loops).
+  static constexpr int kMaxTasks = 0xffff;
+
+  void Post(uint32_t generation, int begin, int end) {
+    word_.store(uint64_t{generation} << 32 | uint64_t(begin) << 16 | uint64_t(end),
+                std::memory_order_relaxed);
+  }
+
+  // Takes the share's next index, if the share is still `generation`'s.
+  bool Claim(uint32_t generation, int* index) {
+    uint64_t word = word_.load(std::memory_order_acquire);
+    for (;;) {
+      const auto next = static_cast<int>(word >> 16 & 0xffff),
+                 end = static_cast<int>(word & 0xffff);
+      if (static_cast<uint32_t>(word >> 32) != generation || next >= end) return false;
+      if (word_.compare_exchange_weak(word, word + (uint64_t{1} << 16),
+                                      std::memory_order_acq_rel)) {
+        *index = next;
+        return true;
+      }
+    }
+  }
+
+ private:
+  alignas(64) std::atomic<uint64_t> word_{0};
+};
+
 class SpinningPool {
  public:
+  // Threads one loop may run on (the caller included).
+  static constexpr int kMaxThreads = 64;
+
   bool Run(void* user_context, halide_task_t task, int min, int size, uint8_t* closure, int threads,
            int* code) {
     bool idle = false;
@@ -35,66 +72,58 @@ class SpinningPool {
       return false;
     }
     // The job's fields are atomics only so that a worker reading them while
-    // the next job is posted is not a data race; such a worker's Claim fails.
+    // the next job is posted is not a data race; such a worker holds the
+    // older generation, so its claims fail.
     task_.store(task, std::memory_order_relaxed);
     user_context_.store(user_context, std::memory_order_relaxed);
     closure_.store(closure, std::memory_order_relaxed);
     min_.store(min, std::memory_order_relaxed);
-    size_.store(size, std::memory_order_relaxed);
-    workers_.store(threads - 1, std::memory_order_relaxed);
+    threads_.store(threads, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
     first_error_.store(0, std::memory_order_relaxed);
-    const uint32_t generation = Generation(state_.load(std::memory_order_relaxed)) + 1;
+    const uint32_t generation = generation_.load(std::memory_order_relaxed) + 1;
+    // Contiguous shares, so each thread's rows sit together.
+    for (int p = 0; p < threads; p++) {
+      shares_[p].Post(generation, static_cast<int>(int64_t{size} * p / threads),
+                      static_cast<int>(int64_t{size} * (p + 1) / threads));
+    }
     // seq_cst, paired with a worker's sleepers_ increment: either the worker
     // sees this generation before it sleeps, or we see it asleep and wake it.
-    state_.store(uint64_t{generation} << 32, std::memory_order_seq_cst);
+    generation_.store(generation, std::memory_order_seq_cst);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       // Taking the mutex orders this notify after a sleeper's wait began.
       { std::lock_guard<std::mutex> lock(sleep_mutex_); }
       wake_.notify_all();
     }
-    RunClaimedTasks(generation, user_context, task, min, size, closure);
+    RunClaimedTasks(generation, 0, threads, user_context, task, min, closure);
     while (finished_.load(std::memory_order_acquire) < size) CpuRelax();
-    // Closed: a worker still holding this generation, and the next job's
-    // fields, must not claim an index (the fields are rewritten before the
-    // next generation is posted).
-    state_.store(uint64_t{generation} << 32 | kClosed, std::memory_order_release);
     *code = first_error_.load(std::memory_order_relaxed);
     busy_.store(false, std::memory_order_release);
     return true;
   }
 
  private:
-  static constexpr uint64_t kClosed = 0x7fffffff;  // past any size
-
-  static uint32_t Generation(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
-
-  // Takes the job's next unclaimed index, if the job is still `generation`.
-  bool Claim(uint32_t generation, int size, int* index) {
-    uint64_t state = state_.load(std::memory_order_acquire);
-    for (;;) {
-      const auto next = static_cast<int>(state & 0xffffffffu);
-      if (Generation(state) != generation || next >= size) return false;
-      if (state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel)) {
-        *index = next;
-        return true;
-      }
-    }
-  }
-
-  void RunClaimedTasks(uint32_t generation, void* user_context, halide_task_t task, int min,
-                       int size, uint8_t* closure) {
-    int index;
-    while (Claim(generation, size, &index)) {
-      // After a failure the rest are skipped, but still counted as finished.
-      if (first_error_.load(std::memory_order_relaxed) == 0) {
-        if (const int code = task(user_context, min + index, closure); code != 0) {
-          int none = 0;
-          first_error_.compare_exchange_strong(none, code, std::memory_order_relaxed);
+  // Participant `self` (0: the caller; worker w: w + 1) runs its own share,
+  // then takes what is left of the others'. A worker that arrives late finds
+  // its share taken and runs nothing.
+  void RunClaimedTasks(uint32_t generation, int self, int threads, void* user_context,
+                       halide_task_t task, int min, uint8_t* closure) {
+    int ran = 0, index;
+    for (int k = 0; k < threads; k++) {
+      Share& share = shares_[(self + k) % threads];
+      while (share.Claim(generation, &index)) {
+        // After a failure the rest are skipped, but still counted as finished.
+        if (first_error_.load(std::memory_order_relaxed) == 0) {
+          if (const int code = task(user_context, min + index, closure); code != 0) {
+            int none = 0;
+            first_error_.compare_exchange_strong(none, code, std::memory_order_relaxed);
+          }
         }
+        ran++;
       }
-      finished_.fetch_add(1, std::memory_order_release);
     }
+    // Once per participant, not per task: the caller spins on this line.
+    if (ran > 0) finished_.fetch_add(ran, std::memory_order_release);
   }
 
   // Spins, then sleeps, until a job newer than `seen` is posted.
@@ -102,7 +131,7 @@ class SpinningPool {
     const auto start = std::chrono::steady_clock::now();
     const auto spin = SpinningPoolSpinTime();
     for (unsigned checks = 1; spin.count() > 0; ++checks) {
-      const uint32_t generation = Generation(state_.load(std::memory_order_acquire));
+      const uint32_t generation = generation_.load(std::memory_order_acquire);
       if (generation != seen) return generation;
       if (checks % 64 != 0) {
         CpuRelax();
@@ -116,7 +145,7 @@ class SpinningPool {
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     uint32_t generation;
     wake_.wait(lock, [&] {
-      generation = Generation(state_.load(std::memory_order_seq_cst));
+      generation = generation_.load(std::memory_order_seq_cst);
       return generation != seen;
     });
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
@@ -128,10 +157,11 @@ class SpinningPool {
     for (;;) {
       const uint32_t generation = WaitForJob(seen);
       seen = generation;
-      if (worker >= workers_.load(std::memory_order_relaxed)) continue;
-      RunClaimedTasks(generation, user_context_.load(std::memory_order_relaxed),
+      const int threads = threads_.load(std::memory_order_relaxed);
+      if (worker + 1 >= threads) continue;
+      RunClaimedTasks(generation, worker + 1, threads,
+                      user_context_.load(std::memory_order_relaxed),
                       task_.load(std::memory_order_relaxed), min_.load(std::memory_order_relaxed),
-                      size_.load(std::memory_order_relaxed),
                       closure_.load(std::memory_order_relaxed));
     }
   }
@@ -151,18 +181,21 @@ class SpinningPool {
     return true;
   }
 
-  std::atomic<bool> busy_{false};
+  // Lines apart: the caller's, the posted job's, the finish count, and a
+  // share per participant.
+  alignas(64) std::atomic<bool> busy_{false};
   int started_ = 0;
-  // Generation of the current job (high 32 bits) and its next unclaimed index.
-  std::atomic<uint64_t> state_{0};
+  std::atomic<int> sleepers_{0};
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
+  alignas(64) std::atomic<uint32_t> generation_{0};
   std::atomic<halide_task_t> task_{nullptr};
   std::atomic<void*> user_context_{nullptr};
   std::atomic<uint8_t*> closure_{nullptr};
-  std::atomic<int> min_{0}, size_{0}, workers_{0};
-  std::atomic<int> finished_{0}, first_error_{0};
-  std::mutex sleep_mutex_;
-  std::condition_variable wake_;
-  std::atomic<int> sleepers_{0};
+  std::atomic<int> min_{0}, threads_{0};
+  alignas(64) std::atomic<int> finished_{0};
+  std::atomic<int> first_error_{0};
+  Share shares_[kMaxThreads];
 };
 
 std::chrono::microseconds SpinTimeFromEnvironment() {
@@ -220,7 +253,8 @@ int SpinningPoolMaxThreads() {
 
 bool RunOnSpinningPool(void* user_context, halide_task_t task, int min, int size, uint8_t* closure,
                        int threads, int* code) {
-  if (threads < 2 || threads > SpinningPoolMaxThreads() || SpinningPoolSpinTime().count() < 0) {
+  if (threads < 2 || threads > SpinningPoolMaxThreads() || threads > SpinningPool::kMaxThreads ||
+      size > Share::kMaxTasks || SpinningPoolSpinTime().count() < 0) {
     return false;
   }
   return Pool().Run(user_context, task, min, size, closure, threads, code);

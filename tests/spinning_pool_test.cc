@@ -1,7 +1,7 @@
 // The kernels' spinning worker pool: every index runs once per loop, back to
 // back and after the workers fell asleep; errors come back; a busy pool
-// (concurrent callers, nested loops) or one turned off declines, and the
-// caller's fallback runs.
+// (concurrent callers, nested loops), one turned off, or a loop of more
+// tasks than a share holds declines, and the caller's fallback runs.
 #include "runtime/spinning_pool.h"
 
 #include <sys/wait.h>
@@ -82,6 +82,16 @@ TEST_F(SpinningPoolTest, DeclinesOneThreadMoreThanTheCoresAndWhenOff) {
   SetSpinningPoolSpinTime(spin);
   for (auto& count : visits.count) EXPECT_EQ(count.load(), 0);
   EXPECT_TRUE(RunOnSpinningPool(nullptr, CountVisit, 0, 4, closure, 2, &code));
+}
+
+TEST_F(SpinningPoolTest, TakesLoopsUpTo65535TasksAndDeclinesLarger) {
+  // A participant's share packs its next and end indices in 16 bits each.
+  ExpectEveryIndexOnce(3, 65535, 2);
+  Visits visits(65536);
+  int code = 0;
+  EXPECT_FALSE(RunOnSpinningPool(nullptr, CountVisit, 0, 65536, reinterpret_cast<uint8_t*>(&visits),
+                                 2, &code));
+  for (auto& count : visits.count) ASSERT_EQ(count.load(), 0);
 }
 
 int FailAtSeven(void*, int i, uint8_t*) { return i == 7 ? -42 : 0; }
