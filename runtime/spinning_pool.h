@@ -13,8 +13,8 @@
 // through a contiguous share of the tasks, claimed one at a time from a
 // counter on a cache line of its own, then takes what is left of the
 // others' shares, so a late worker costs nothing but its share. (One
-// counter shared by all cost a cross-core cache-line move per task: ~0.35
-// us on the dev VM, whose 2 vCPUs seem to sit on different CCDs at times.)
+// counter shared by all moved its cache line between cores on every task:
+// ~0.35 us a task on the dev VM.)
 //
 // Measured on the 2-core dev VM (LayerNorm bf16 16x8192 with 4-row tasks, 2
 // threads, a busy gap between calls standing for the model's other ops):

@@ -143,15 +143,13 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   for (const auto& [key, points] : buckets) {
     const std::vector<const Variant*>& candidates = times[0][points[0]].candidates;
     Timings seconds(candidates.size());  // [candidate][run * points + point]
+    std::vector<Timings> per_run(runs, Timings(candidates.size()));  // [run][candidate][point]
     for (size_t c = 0; c < candidates.size(); c++) {
       for (int run = 0; run < runs; run++) {
-        for (int p : points) seconds[c].push_back(times[run][p].seconds[c]);
-      }
-    }
-    std::vector<Timings> per_run(runs, Timings(candidates.size()));  // [run][candidate][point]
-    for (int run = 0; run < runs; run++) {
-      for (size_t c = 0; c < candidates.size(); c++) {
-        for (int p : points) per_run[run][c].push_back(times[run][p].seconds[c]);
+        for (int p : points) {
+          seconds[c].push_back(times[run][p].seconds[c]);
+          per_run[run][c].push_back(times[run][p].seconds[c]);
+        }
       }
     }
     std::vector<int> all(candidates.size()), bucket_points(points.size());

@@ -1,7 +1,6 @@
 #include "tools/autotune/select.h"
 
 #include <cmath>
-
 #include <limits>
 
 #include "gmock/gmock.h"
