@@ -10,10 +10,8 @@
 //
 //   bazel run -c opt //bench:call_gap_bench
 //   bazel run -c opt //bench:call_gap_bench -- --rows=16 --threads=2
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -39,16 +37,8 @@ constexpr int kRepetitions = 7;
 // The compiled variants dispatch chooses among for this kind on this CPU.
 std::vector<const Variant*> Candidates(Op op, Direction direction, halnorm_dtype dtype) {
   const internal::VariantIndex& index = internal::VariantIndex::Get();
-  const int target = index.DispatchTarget({op, direction, dtype, false});
-  std::vector<const Variant*> out;
-  if (target < 0) return out;
-  for (const Variant& v : internal::AllVariants()) {
-    if (v.op == op && v.direction == direction && v.dtype == dtype && !v.fused_residual &&
-        std::strcmp(v.target, index.target_name(target)) == 0) {
-      out.push_back(&v);
-    }
-  }
-  return out;
+  const internal::VariantKind kind{op, direction, dtype, false};
+  return index.Configs(kind, index.DispatchTarget(kind));
 }
 
 struct HalnormTimes {

@@ -54,4 +54,12 @@ const Variant* VariantIndex::Find(const VariantKind& kind, int target, int confi
   return variants_[(KindSlot(kind) * target_count() + target) * config_count_ + config];
 }
 
+std::vector<const Variant*> VariantIndex::Configs(const VariantKind& kind, int target) const {
+  std::vector<const Variant*> out;
+  for (int config = 0; config < config_count_; config++) {
+    if (const Variant* v = Find(kind, target, config)) out.push_back(v);
+  }
+  return out;
+}
+
 }  // namespace halnorm::internal

@@ -37,6 +37,8 @@ class VariantIndex {
 
   // The variant of `kind` with `config` of `target`, or nullptr.
   const Variant* Find(const VariantKind& kind, int target, int config) const;
+  // Every config of `kind` that `target` has, in config order (none for -1).
+  std::vector<const Variant*> Configs(const VariantKind& kind, int target) const;
 
   // The CPU target dispatch uses for `kind`: the widest ISA it may use
   // (MaxDispatchIsa), the first such target in registry order; -1 if none

@@ -45,9 +45,7 @@ std::string WriteTestFile(const std::string& name, const std::string& text) {
 }
 
 int ConfigCount(const internal::VariantKind& kind, int target) {
-  int count = 0;
-  while (internal::VariantIndex::Get().Find(kind, target, count) != nullptr) count++;
-  return count;
+  return static_cast<int>(internal::VariantIndex::Get().Configs(kind, target).size());
 }
 
 }  // namespace halnorm::testutil

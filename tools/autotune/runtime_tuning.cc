@@ -30,18 +30,10 @@ using internal::Variant;
 // forwards share their plain forward's entry.
 std::vector<const Variant*> CandidatesFor(const GridPoint& g, const TargetInfo& target) {
   const internal::VariantIndex& index = internal::VariantIndex::Get();
-  const int dispatched = index.DispatchTarget({g.op, g.direction, g.dtype, false});
-  const std::string key = dispatched >= 0 && target.SharesTable(index.target_name(dispatched))
-                              ? index.target_name(dispatched)
-                              : target.key;
-  std::vector<const Variant*> out;
-  for (const Variant& v : internal::AllVariants()) {
-    if (v.op == g.op && v.direction == g.direction && v.dtype == g.dtype && !v.fused_residual &&
-        v.target == key) {
-      out.push_back(&v);
-    }
-  }
-  return out;
+  const internal::VariantKind kind{g.op, g.direction, g.dtype, false};
+  const int dispatched = index.DispatchTarget(kind);
+  const bool shared = dispatched >= 0 && target.SharesTable(index.target_name(dispatched));
+  return index.Configs(kind, shared ? dispatched : index.TargetIndex(target.key));
 }
 
 struct PointTimes {
@@ -142,14 +134,10 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   double log_table = 0;
   for (const auto& [key, points] : buckets) {
     const std::vector<const Variant*>& candidates = times[0][points[0]].candidates;
-    Timings seconds(candidates.size());  // [candidate][run * points + point]
     std::vector<Timings> per_run(runs, Timings(candidates.size()));  // [run][candidate][point]
-    for (size_t c = 0; c < candidates.size(); c++) {
-      for (int run = 0; run < runs; run++) {
-        for (int p : points) {
-          seconds[c].push_back(times[run][p].seconds[c]);
-          per_run[run][c].push_back(times[run][p].seconds[c]);
-        }
+    for (int run = 0; run < runs; run++) {
+      for (size_t c = 0; c < candidates.size(); c++) {
+        for (int p : points) per_run[run][c].push_back(times[run][p].seconds[c]);
       }
     }
     std::vector<int> all(candidates.size()), bucket_points(points.size());
@@ -161,12 +149,11 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
     for (size_t i = 0; i < points.size(); i++) {
       std::vector<double> ratios;
       for (int run = 0; run < runs; run++) {
-        const int sample = run * points.size() + i;
-        const double best = BestTime(seconds, sample);
+        const double best = BestTime(per_run[run], i);
         const double dispatch = best / times[run][points[i]].dispatch_seconds;
         ratios.push_back(dispatch);
         log_dispatch[run] += std::log(dispatch);
-        log_table += std::log(best / seconds[chosen][sample]);
+        log_table += std::log(best / per_run[run][chosen][i]);
         if (dispatch < worst[run]) {
           worst[run] = dispatch, worst_point[run] = grid[points[i]].Describe();
         }
