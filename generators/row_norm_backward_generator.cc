@@ -93,7 +93,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     std::vector<RowTerm> terms = {{g, xhat}};
     if (layer) terms.push_back({g});
     Func sums = gpu ? row_sums.ThreadSum("sums", terms, &f.lane_sums, &f.fold_stages)
-                    : row_sums.Sum("sums", terms, &f.lane_sums, &f.lane_fold);
+                    : row_sums.Sum("sums", terms, &f.lane_sums, &f.lane_fold, &f.fold_halvings);
     f.stats.push_back(sums);
     // dnorm = g - mean(g) - xhat * mean(g * xhat) (RMSNorm: without mean(g)),
     // the last product fused. g - mean(g) subtracts the rounded g the sum

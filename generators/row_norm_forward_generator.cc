@@ -101,7 +101,7 @@ class RowNormForward : public Generator<RowNormForward> {
     f.tail = rows.tail();
     auto row_sum = [&](const std::string& name, const std::vector<RowTerm>& terms) {
       return gpu ? rows.ThreadSum(name, terms, &f.lane_sums, &f.fold_stages)
-                 : rows.Sum(name, terms, &f.lane_sums, &f.lane_fold);
+                 : rows.Sum(name, terms, &f.lane_sums, &f.lane_fold, &f.fold_halvings);
     };
 
     // LayerNorm: shifted-data statistics in one pass over the row: sums of
@@ -110,28 +110,26 @@ class RowNormForward : public Generator<RowNormForward> {
     // fraction of the variance, so a mean 1e6 times the std loses nothing to
     // cancellation. RMSNorm: the sum of squares.
     // normalized(n, r, b) = (h - mean) * rstd, before the weight and bias.
+    // Products with 1/hidden, not divisions: two fewer divides in each row's
+    // chain of statistics (LayerNorm bf16 4096x128: 29.6 -> 28.5 ns a row).
+    const Expr inv_hidden = 1.f / cast<float>(hidden);
     Func normalized("normalized");
     if (layer) {
       // Any shift is exact algebra; this one only needs to be near the mean.
-      // A balanced sum (short rows repeat their last element), not a serial
-      // chain: it is part of every row's fixed cost.
+      // A vector of the row's head (short rows repeat their last element)
+      // summed by halving: it is part of every row's fixed cost.
       Func shift("shift"), shifted("shifted");
-      std::vector<Expr> head;
-      for (int i = 0; i < kShiftSamples; i++) head.push_back(h(min(i, hidden - 1), r, b));
-      while (head.size() > 1) {
-        std::vector<Expr> pairs;
-        for (size_t i = 0; i < head.size(); i += 2) pairs.push_back(head[i] + head[i + 1]);
-        head = pairs;
-      }
-      shift(r, b) = head[0] * (1.f / kShiftSamples);
+      f.shift_lanes = Func("shift_lanes");
+      f.shift_lanes(lane, r, b) = h(min(lane, hidden - 1), r, b);
+      f.shift_halvings = RowReduction::Halvings("shift", f.shift_lanes, kShiftSamples, lane, r, b);
+      shift(r, b) = f.shift_halvings.back()(0, r, b) * (1.f / kShiftSamples);
       f.stats.push_back(shift);
       shifted(n, r, b) = h(n, r, b) - shift(r, b);
       Func sums = row_sum("sums", {{shifted}, {shifted, shifted}});
       Func centered_mean("centered_mean"), variance("variance");
-      centered_mean(r, b) = sums(r, b)[0] / cast<float>(hidden);
+      centered_mean(r, b) = sums(r, b)[0] * inv_hidden;
       // Rounding can make it slightly negative; a NaN must stay NaN.
-      Expr raw_variance =
-          sums(r, b)[1] / cast<float>(hidden) - centered_mean(r, b) * centered_mean(r, b);
+      Expr raw_variance = sums(r, b)[1] * inv_hidden - centered_mean(r, b) * centered_mean(r, b);
       variance(r, b) = select(raw_variance < 0.f, 0.f, raw_variance);
       f.stats.insert(f.stats.end(), {sums, centered_mean, variance});
       f.rstd = Func("row_rstd");
@@ -146,7 +144,7 @@ class RowNormForward : public Generator<RowNormForward> {
     } else {
       Func sum_sq = row_sum("sq", {{h, h}});
       f.rstd = Func("row_rstd");
-      f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) / cast<float>(hidden) + *eps_);
+      f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) * inv_hidden + *eps_);
       f.stats.insert(f.stats.end(), {sum_sq, f.rstd});
       normalized(n, r, b) = h(n, r, b) * f.rstd(r, b);
     }

@@ -1,8 +1,8 @@
 // The row reduction both row-norm generators use: a sum along n of each row,
 // kept as vector_width x accumulators lane sums (vector accumulators), folded
 // first across accumulators (vector adds), then across the vector's lanes
-// (a balanced tree, so no long scalar dependency chain: at N=128 the row's
-// fixed cost is most of its time), plus a scalar tail. The lane counts fix
+// by halving (a balanced tree of vector adds, not a scalar chain: at N=128
+// the row's fixed cost is most of its time), plus a scalar tail. The lane counts fix
 // the summation order, so they belong to the algorithm; the schedule
 // vectorizes the accumulator and fold Funcs.
 #ifndef HALNORM_GENERATORS_ROW_REDUCTION_H_
@@ -39,12 +39,13 @@ class RowReduction {
 
   // Returns total(r, b) = sum over n of term(n, r, b), one Tuple element per
   // term, all accumulated in one walk along the row (each term read once).
-  // Sets *lane_acc to the accumulator Func(lane, r, b) and *lane_fold to the
+  // Sets *lane_acc to the accumulator Func(lane, r, b), *lane_fold to the
   // accumulators folded into one vector, Func(lane, r, b) with lane <
-  // vector_width, for the schedule. With one term, total is an ordinary
-  // single-valued Func.
+  // vector_width, and *halvings to that vector's Halvings, for the
+  // schedule. With one term, total is an ordinary single-valued Func.
   Halide::Func Sum(const std::string& name, const std::vector<RowTerm>& terms,
-                   Halide::Func* lane_acc, Halide::Func* lane_fold) const {
+                   Halide::Func* lane_acc, Halide::Func* lane_fold,
+                   std::vector<Halide::Func>* halvings) const {
     using Halide::Expr;
     *lane_acc = LaneAccumulators(name, terms);
     *lane_fold = Halide::Func("fold_" + name);
@@ -57,10 +58,32 @@ class RowReduction {
       folded.push_back(across_accumulators);
     }
     (*lane_fold)(lane_, r_, b_) = Halide::Tuple(folded);
-    for (size_t i = 0; i < terms.size(); i++) {
-      totals.push_back(TreeSum(*lane_fold, i, 0, vector_width_));
-    }
+    *halvings = Halvings(name, *lane_fold, vector_width_, lane_, r_, b_);
+    const Halide::Func& last = halvings->empty() ? *lane_fold : halvings->back();
+    for (size_t i = 0; i < terms.size(); i++) totals.push_back(Element(last, i, {0, r_, b_}));
     return TotalWithTail(name, terms, totals);
+  }
+
+  // The sum of lanes(lane, r, b) over lane < width (a power of two) as
+  // log2(width) halving stages: stage k adds lane l + half to lane l for l <
+  // half = width >> k. Lane 0 of the last stage is the total. On CPUs each
+  // stage is a vector add of the previous one's two halves.
+  static std::vector<Halide::Func> Halvings(const std::string& name, const Halide::Func& lanes,
+                                            int width, Halide::Var lane, Halide::Var r,
+                                            Halide::Var b) {
+    std::vector<Halide::Func> stages;
+    Halide::Func previous = lanes;
+    for (int half = width / 2; half >= 1; half /= 2) {
+      std::vector<Halide::Expr> halved;
+      for (int i = 0; i < previous.outputs(); i++) {
+        halved.push_back(Element(previous, i, {lane, r, b}) +
+                         Element(previous, i, {lane + half, r, b}));
+      }
+      stages.emplace_back("half" + std::to_string(half) + "_" + name);
+      stages.back()(lane, r, b) = Halide::Tuple(halved);
+      previous = stages.back();
+    }
+    return stages;
   }
 
   // The GPU layout of the same reduction (constructed with vector_width =
@@ -87,16 +110,9 @@ class RowReduction {
     }
     fold_stages->assign(1, Func("threads_" + name));
     fold_stages->back()(lane_, r_, b_) = Halide::Tuple(own_vector);
-    for (int half = accumulators_ / 2; half >= 1; half /= 2) {
-      const Func previous = fold_stages->back();
-      std::vector<Expr> halved;
-      for (size_t i = 0; i < terms.size(); i++) {
-        halved.push_back(Element(previous, i, {lane_, r_, b_}) +
-                         Element(previous, i, {lane_ + half, r_, b_}));
-      }
-      fold_stages->push_back(Func("fold" + std::to_string(half) + "_" + name));
-      fold_stages->back()(lane_, r_, b_) = Halide::Tuple(halved);
-    }
+    const std::vector<Func> halvings =
+        Halvings(name, fold_stages->back(), accumulators_, lane_, r_, b_);
+    fold_stages->insert(fold_stages->end(), halvings.begin(), halvings.end());
     for (size_t i = 0; i < terms.size(); i++) {
       totals.push_back(Element(fold_stages->back(), i, {0, r_, b_}));
     }
@@ -148,13 +164,6 @@ class RowReduction {
     const Halide::Expr other =
         term.other_factor.defined() ? Halide::Expr(term.other_factor(at)) : Halide::Expr();
     return fma_.Accumulate(sum, term.factor(at), other);
-  }
-
-  // Element i of fold(lane) summed over lanes [begin, end), pairwise.
-  Halide::Expr TreeSum(const Halide::Func& fold, size_t i, int begin, int end) const {
-    if (end - begin == 1) return Element(fold, i, {begin, r_, b_});
-    const int middle = (begin + end) / 2;
-    return TreeSum(fold, i, begin, middle) + TreeSum(fold, i, middle, end);
   }
 
   const FusedMultiplyAdd& fma_;

@@ -44,6 +44,8 @@
 // multiply-adds (generators/fused_multiply_add.h; output map 9 ops): in an
 // A/B of row_norm_bench at M=4096, 1 thread (medians of 4 interleaved runs),
 // LayerNorm forward bf16 N=1024 12.0 -> 15.1 GB/s, N=4096 11.9 -> 12.9.
+#include <algorithm>
+
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -90,15 +92,33 @@ void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Hal
   vectorize(out);
 }
 
+// A sum's halving stages (RowReduction::Halvings). Only the 4-lane stage is
+// computed, as one vector: the wider stages inline into it (4-lane slices
+// of the folded vector, extracted and added) and the narrower ones into the
+// total. With every stage a vector of its own, LLVM 14 spilled each one
+// and rebuilt its upper half lane by lane through scalar registers.
+// LayerNorm bf16 forward 4096x128, 1 thread, ns a row, with the shift's
+// head a vector too: 34.6 with the scalar trees these replaced, 40 with
+// every stage computed, 29.8 like this.
+void ScheduleHalvings(const std::vector<Func>& halvings, Var lane, Halide::LoopLevel at) {
+  constexpr int kComputedLanes = 4;
+  int half = 1 << halvings.size();
+  for (Func stage : halvings) {
+    half /= 2;
+    if (half == kComputedLanes) stage.compute_at(at).vectorize(lane, kComputedLanes);
+  }
+}
+
 // Each step along the row updates all accumulators (one vector each,
 // unrolled), so a row reduction streams the row once; the fold across
-// accumulators is one vector add each.
-void ScheduleLaneAccumulators(Func lanes, Func fold, Var lane, Halide::RVar chunk,
-                              Halide::LoopLevel at, int vw) {
+// accumulators is one vector add each, the fold across lanes halvings.
+void ScheduleLaneAccumulators(Func lanes, Func fold, const std::vector<Func>& halvings, Var lane,
+                              Halide::RVar chunk, Halide::LoopLevel at, int vw) {
   Var acc("acc"), simd("simd");
   lanes.compute_at(at).vectorize(lane, vw).unroll(lane);
   lanes.update().split(lane, acc, simd, vw).vectorize(simd).unroll(acc).reorder(simd, acc, chunk);
   fold.compute_at(at).vectorize(lane, vw);
+  ScheduleHalvings(halvings, lane, at);
 }
 
 }  // namespace
@@ -125,7 +145,16 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   // y: one specialization per affine case (weight/bias present).
   VectorizeRowMap(f.y, f.n, f.hidden, f.affine_cases, vw);
   for (Func stat : f.stats) stat.compute_at(f.y, row);
-  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.y, row}, vw);
+  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.fold_halvings, f.lane, f.chunk, {f.y, row},
+                           vw);
+  if (f.shift_lanes.defined()) {
+    // Rows at least as long as the head read it as vectors, not clamped lanes.
+    const int head = 1 << f.shift_halvings.size();
+    f.shift_lanes.compute_at(f.y, row)
+        .specialize(f.hidden >= head)
+        .vectorize(f.lane, std::min(vw, head));
+    ScheduleHalvings(f.shift_halvings, f.lane, {f.y, row});
+  }
 }
 
 // Backward: chunks of rows are the parallel tasks. Per chunk, dx row by row
@@ -178,7 +207,8 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
       .parallel(f.b);
   VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows);
   for (Func stat : f.stats) stat.compute_at(f.dx, row);
-  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.lane, f.chunk, {f.dx, row}, vw);
+  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.fold_halvings, f.lane, f.chunk, {f.dx, row},
+                           vw);
   for (Func partial : f.partials) {
     partial.parallel(f.c).parallel(f.b).vectorize(f.n, vw, TailStrategy::GuardWithIf);
     partial.update()

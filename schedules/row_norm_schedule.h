@@ -14,11 +14,15 @@ struct RowNormForwardFuncs {
   Halide::Func y;                             // the main output, (n, r, b)
   Halide::Func residual_out;                  // (n, r, b); undefined without a fused residual
   std::vector<Halide::Func> per_row_outputs;  // (0, r, b): rstd, and mean for LayerNorm
-  Halide::Func lane_sums;  // per-lane partial sums (lane, r, b) of the statistics
-  Halide::Func lane_fold;  // CPU: lane_sums folded to one vector (lane, r, b)
-  std::vector<Halide::Func> fold_stages;  // GPU: per-thread sums, then halvings (thread, r, b)
-  std::vector<Halide::Func> stats;        // per-row (r, b) statistics and totals
-  Halide::Func h;                         // the input row in f32 (n, r, b)
+  Halide::Func lane_sums;                   // per-lane partial sums (lane, r, b) of the statistics
+  Halide::Func lane_fold;                   // CPU: lane_sums folded to one vector (lane, r, b)
+  std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving (lane, r, b)
+  std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then halvings (thread, r, b)
+  // LayerNorm: the row's head (lane, r, b) and its halvings, the shift's sum.
+  Halide::Func shift_lanes;
+  std::vector<Halide::Func> shift_halvings;
+  std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals
+  Halide::Func h;                   // the input row in f32 (n, r, b)
   Halide::Func mean, rstd;
   Halide::Var n, r, b, lane;               // hidden, row, outer row dim, accumulator lane
   Halide::RVar chunk;                      // the reductions' walk along the row, `lanes` at a time
@@ -29,18 +33,19 @@ struct RowNormForwardFuncs {
 
 // The stages of the row-norm backward algorithm (generators/row_norm_backward_generator.cc).
 struct RowNormBackwardFuncs {
-  Halide::Func dx;                              // (n, r, b)
-  std::vector<Halide::Func> partials;           // dweight/dbias partial sums, (n, c, b)
-  std::vector<Halide::Func> partial_sums;       // GPU: the outputs, partials summed over c
-  Halide::Func lane_sums;                       // per-lane partial row sums (lane, r, b)
-  Halide::Func lane_fold;                       // CPU: lane_sums folded to one vector
-  std::vector<Halide::Func> fold_stages;        // GPU: per-thread sums, then halvings
-  std::vector<Halide::Func> stats;              // per-row (r, b) totals
-  Halide::Var n, r, b, lane, c;                 // c: chunk of rows_per_chunk rows
-  Halide::RVar chunk;                           // the row reductions' walk along n
-  Halide::RVar tail;                            // the row totals' walk over the rest
-  Halide::RVar in_chunk;                        // the partials' walk over a chunk's rows
-  Halide::RVar over_chunks;                     // GPU: partial_sums' walk over the chunks
+  Halide::Func dx;                          // (n, r, b)
+  std::vector<Halide::Func> partials;       // dweight/dbias partial sums, (n, c, b)
+  std::vector<Halide::Func> partial_sums;   // GPU: the outputs, partials summed over c
+  Halide::Func lane_sums;                   // per-lane partial row sums (lane, r, b)
+  Halide::Func lane_fold;                   // CPU: lane_sums folded to one vector
+  std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving
+  std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then halvings
+  std::vector<Halide::Func> stats;          // per-row (r, b) totals
+  Halide::Var n, r, b, lane, c;             // c: chunk of rows_per_chunk rows
+  Halide::RVar chunk;                       // the row reductions' walk along n
+  Halide::RVar tail;                        // the row totals' walk over the rest
+  Halide::RVar in_chunk;                    // the partials' walk over a chunk's rows
+  Halide::RVar over_chunks;                 // GPU: partial_sums' walk over the chunks
   Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
   // CPU: inputs dx prefetches one row ahead (ScheduleRowNormBackwardCpu):
