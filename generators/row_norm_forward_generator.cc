@@ -39,6 +39,7 @@ class RowNormForward : public Generator<RowNormForward> {
   GeneratorParam<int> vector_width{"vector_width", 8};
   GeneratorParam<int> accumulators{"accumulators", 4};
   GeneratorParam<int> rows_per_task{"rows_per_task", 16};
+  GeneratorParam<int> stats_rows{"stats_rows", 1};
   // GPU targets' knobs (schedules/row_norm_schedule.h, GpuRowNormKnobs).
   GeneratorParam<int> threads{"threads", 32};
   GeneratorParam<int> rows_per_block{"rows_per_block", 4};
@@ -123,29 +124,29 @@ class RowNormForward : public Generator<RowNormForward> {
       f.shift_lanes(lane, r, b) = h(min(lane, hidden - 1), r, b);
       f.shift_halvings = RowReduction::Halvings("shift", f.shift_lanes, kShiftSamples, lane, r, b);
       shift(r, b) = f.shift_halvings.back()(0, r, b) * (1.f / kShiftSamples);
-      f.stats.push_back(shift);
       shifted(n, r, b) = h(n, r, b) - shift(r, b);
       Func sums = row_sum("sums", {{shifted}, {shifted, shifted}});
-      Func centered_mean("centered_mean"), variance("variance");
-      centered_mean(r, b) = sums(r, b)[0] * inv_hidden;
+      Expr centered_mean = sums(r, b)[0] * inv_hidden;
       // Rounding can make it slightly negative; a NaN must stay NaN.
-      Expr raw_variance = sums(r, b)[1] * inv_hidden - centered_mean(r, b) * centered_mean(r, b);
-      variance(r, b) = select(raw_variance < 0.f, 0.f, raw_variance);
-      f.stats.insert(f.stats.end(), {sums, centered_mean, variance});
-      f.rstd = Func("row_rstd");
-      f.rstd(r, b) = 1.f / sqrt(variance(r, b) + *eps_);
-      f.mean = Func("row_mean");
-      f.mean(r, b) = shift(r, b) + centered_mean(r, b);
+      Expr raw_variance = sums(r, b)[1] * inv_hidden - centered_mean * centered_mean;
+      Expr variance = select(raw_variance < 0.f, 0.f, raw_variance);
+      Expr rstd = 1.f / sqrt(variance + *eps_);
       // (s - centered_mean) * rstd as one fused op: s * rstd + offset.
-      Func offset("normalized_offset");
-      offset(r, b) = -centered_mean(r, b) * f.rstd(r, b);
-      f.stats.insert(f.stats.end(), {f.mean, f.rstd, offset});
-      normalized(n, r, b) = fma(shifted(n, r, b), f.rstd(r, b), offset(r, b));
-    } else {
-      Func sum_sq = row_sum("sq", {{h, h}});
+      Func per_row("per_row");  // mean, rstd, offset
+      per_row(r, b) = Tuple(shift(r, b) + centered_mean, rstd, -centered_mean * rstd);
+      f.stats = {shift, sums, per_row};
+      f.shift = shift;
+      f.sums = sums;
+      f.mean = Func("row_mean");
+      f.mean(r, b) = per_row(r, b)[0];
       f.rstd = Func("row_rstd");
-      f.rstd(r, b) = 1.f / sqrt(sum_sq(r, b) * inv_hidden + *eps_);
-      f.stats.insert(f.stats.end(), {sum_sq, f.rstd});
+      f.rstd(r, b) = per_row(r, b)[1];
+      normalized(n, r, b) = fma(shifted(n, r, b), f.rstd(r, b), per_row(r, b)[2]);
+    } else {
+      f.sums = row_sum("sq", {{h, h}});
+      f.rstd = Func("row_rstd");
+      f.rstd(r, b) = 1.f / sqrt(f.sums(r, b) * inv_hidden + *eps_);
+      f.stats = {f.sums, f.rstd};
       normalized(n, r, b) = h(n, r, b) * f.rstd(r, b);
     }
 
@@ -213,7 +214,7 @@ class RowNormForward : public Generator<RowNormForward> {
       RequireAlignedRows(aligned, vector_width);
       ScheduleRowNormForwardGpu(f, {threads, rows_per_block, vector_width, stage_row});
     } else if (!auto_schedule) {
-      ScheduleRowNormForwardCpu(f, {vector_width, accumulators, rows_per_task});
+      ScheduleRowNormForwardCpu(f, {vector_width, accumulators, rows_per_task, stats_rows});
     }
   }
 

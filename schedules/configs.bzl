@@ -9,14 +9,14 @@ load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
 load("//tools/bazel:halide.bzl", "TARGETS")
 
 HAND_ROW_NORM_CPU_CONFIGS = {
-    "x86_avx512": [{"vector_width": 16, "accumulators": 4, "rows_per_task": 16}],
-    "x86_avx2": [{"vector_width": 8, "accumulators": 4, "rows_per_task": 16}],
-    "x86_sse41": [{"vector_width": 4, "accumulators": 4, "rows_per_task": 16}],
+    "x86_avx512": [{"vector_width": 16, "accumulators": 4, "rows_per_task": 16, "stats_rows": 1}],
+    "x86_avx2": [{"vector_width": 8, "accumulators": 4, "rows_per_task": 16, "stats_rows": 1}],
+    "x86_sse41": [{"vector_width": 4, "accumulators": 4, "rows_per_task": 16, "stats_rows": 1}],
     # 128-bit NEON: 4 f32 lanes per register. Vectors of 8 (two registers per
     # step) times 2 accumulators keep the 16 reduction lanes the 1e-5 accuracy
     # bound needs (tests/row_norm_forward_test, N=2^20), in 4 of the 32 registers.
-    "arm64_fp16_dot": [{"vector_width": 8, "accumulators": 2, "rows_per_task": 16}],
-    "arm64_neon": [{"vector_width": 8, "accumulators": 2, "rows_per_task": 16}],
+    "arm64_fp16_dot": [{"vector_width": 8, "accumulators": 2, "rows_per_task": 16, "stats_rows": 1}],
+    "arm64_neon": [{"vector_width": 8, "accumulators": 2, "rows_per_task": 16, "stats_rows": 1}],
 }
 
 HAND_CHANNEL_NORM_CPU_CONFIGS = {

@@ -21,7 +21,9 @@ struct RowNormForwardFuncs {
   // LayerNorm: the row's head (lane, r, b) and its halvings, the shift's sum.
   Halide::Func shift_lanes;
   std::vector<Halide::Func> shift_halvings;
-  std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals
+  std::vector<Halide::Func> stats;  // per-row (r, b) statistics and totals, in order
+  Halide::Func sums;                // of them, the row sums (the lane accumulators' total)
+  Halide::Func shift;               // LayerNorm: of them, the shift
   Halide::Func h;                   // the input row in f32 (n, r, b)
   Halide::Func mean, rstd;
   Halide::Var n, r, b, lane;               // hidden, row, outer row dim, accumulator lane
@@ -58,6 +60,9 @@ struct CpuRowNormKnobs {
   int vector_width;        // f32 lanes per SIMD register
   int accumulators;        // independent vector accumulators per reduction (ILP)
   int rows_per_task = 16;  // forward: rows handed to one parallel task
+  // Forward: rows whose statistics are computed together, ahead of their
+  // outputs (at most rows_per_task; ScheduleRowNormForwardCpu).
+  int stats_rows = 1;
 };
 
 // GPU knobs (GeneratorParams too). The reduction's lanes are threads x

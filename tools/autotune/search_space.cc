@@ -93,9 +93,13 @@ std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick
         if (vector_width * accumulators < kMinReductionLanes) continue;
         for (int rows_per_task : {4, 16, 64}) {
           if (quick && (rows_per_task != 16 || (vector_width != w && accumulators != 1))) continue;
-          space.push_back({{"vector_width", vector_width},
-                           {"accumulators", accumulators},
-                           {"rows_per_task", rows_per_task}});
+          // Statistics row by row, or 16 (at most a task's) rows together.
+          for (int stats_rows : {1, 16}) {
+            space.push_back({{"vector_width", vector_width},
+                             {"accumulators", accumulators},
+                             {"rows_per_task", rows_per_task},
+                             {"stats_rows", stats_rows}});
+          }
         }
       }
     }
@@ -113,7 +117,7 @@ std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick
 std::vector<std::string> KnobsOf(Family family, Direction direction) {
   if (family == Family::kChannelNorm) return {"pixels_per_task", "vector_width"};
   if (direction == Direction::kBackward) return {"accumulators", "vector_width"};
-  return {"accumulators", "rows_per_task", "vector_width"};
+  return {"accumulators", "rows_per_task", "stats_rows", "vector_width"};
 }
 
 std::string ConfigText(const Config& config) {

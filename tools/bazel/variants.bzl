@@ -7,6 +7,10 @@ the runtime, the tests and the benchmarks all include. Never keep a second list.
 load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CONFIGS")
 load("//tools/bazel:halide.bzl", "TARGETS")
 
+# Knobs added after a target's configs were tuned: those configs build with
+# the value that reproduces the schedule from before the knob existed.
+_KNOB_DEFAULTS = {"stats_rows": 1}
+
 # A generator family: its configs per target (tuned or hand; a target without
 # configs has no variants of the family) and, per direction, the generator,
 # the schedule knobs it takes (CPU and GPU targets have different knobs),
@@ -18,7 +22,7 @@ _FAMILIES = {
         directions = {
             "fwd": struct(
                 generator = "row_norm_forward",
-                knobs = ["vector_width", "accumulators", "rows_per_task"],
+                knobs = ["vector_width", "accumulators", "rows_per_task", "stats_rows"],
                 gpu_knobs = ["threads", "rows_per_block", "vector_width", "stage_row"],
                 residual = [False, True],
                 streamed = ["y", "residual_out"],
@@ -82,7 +86,10 @@ def _variants():
                             continue
                         gpu = TARGETS[target].device != "kCpu"
                         for i, knobs in enumerate(family.configs.get(target, [])):
-                            params = {k: knobs[k] for k in (d.gpu_knobs if gpu else d.knobs)}
+                            params = {
+                                k: knobs[k] if k in knobs else _KNOB_DEFAULTS[k]
+                                for k in (d.gpu_knobs if gpu else d.knobs)
+                            }
                             params.update(o.params)
                             params["dtype"] = dtype
                             if residual:
