@@ -2,9 +2,9 @@
 // kept as vector_width x accumulators lane sums (vector accumulators), folded
 // first across accumulators (vector adds), then across the vector's lanes
 // by halving (a balanced tree of vector adds, not a scalar chain: at N=128
-// the row's fixed cost is most of its time), plus a scalar tail. The lane counts fix
-// the summation order, so they belong to the algorithm; the schedule
-// vectorizes the accumulator and fold Funcs.
+// the row's fixed cost is most of its time), plus a scalar tail. The lane
+// counts fix the summation order, so they belong to the algorithm; the
+// schedule vectorizes the accumulator and fold Funcs.
 #ifndef HALNORM_GENERATORS_ROW_REDUCTION_H_
 #define HALNORM_GENERATORS_ROW_REDUCTION_H_
 

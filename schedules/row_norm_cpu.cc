@@ -134,8 +134,8 @@ void ScheduleLaneAccumulators(Func lanes, Func fold, const std::vector<Func>& ha
 // stats_rows 1 -> 16:
 //   bf16 4096x128 18.0 -> 32.7, 4096x1024 36.9 -> 47.8, 1024x4096 44.9 ->
 //   47.7, 64x16384 37.9 -> 36.0, 1x2048 0.35 -> 0.36 us a call;
-//   f32 4096x128 56 -> 67, 4096x1024 66 -> 38 (16 rows of 4 KiB spill L1),
-//   1024x16384 26.7 -> 23.1.
+//   f32 4096x128 56 -> 67, 4096x1024 66 -> 38 (37 in groups of 4 rows, so
+//   not the group's footprint; not understood), 1024x16384 26.7 -> 23.1.
 void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   const int stats_rows = std::min(knobs.stats_rows, knobs.rows_per_task);
