@@ -42,13 +42,19 @@ enum class Reason { kTuningFile, kBuiltInTable, kDefault };
 
 // Prints the choice and why; the first time, also what tuning is in use
 // (the only way a rejected HALNORM_TUNING_FILE shows up on stderr).
+// entry_row_bucket: the row bucket whose table entry was taken
+// (TuningTable::Nearest).
 void PrintChoice(const KernelRequest& request, const Variant& chosen, const TuningKey& key,
-                 Reason reason, const DispatchTuning& tuning) {
+                 int entry_row_bucket, Reason reason, const DispatchTuning& tuning) {
   static std::once_flag once;
   std::call_once(once, [&tuning] {
     std::fprintf(stderr, "halnorm dispatch: tuning: %s\n", tuning.source.c_str());
   });
-  const std::string buckets = DescribeBuckets(key.op, key.hidden_bucket, key.row_bucket);
+  std::string buckets = DescribeBuckets(key.op, key.hidden_bucket, key.row_bucket);
+  if (reason != Reason::kDefault && entry_row_bucket != key.row_bucket) {
+    absl::StrAppend(&buckets, " (no entry; the nearest: ",
+                    DescribeBuckets(key.op, key.hidden_bucket, entry_row_bucket), ")");
+  }
   std::string why;
   switch (reason) {
     case Reason::kTuningFile:
@@ -99,18 +105,21 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
   const DispatchTuning& tuning = CurrentDispatchTuning();
   const Variant* chosen = nullptr;
   Reason reason = Reason::kTuningFile;
+  TuningTable::Entry entry{-1, key.row_bucket};
   if (tuning.file_table != nullptr) {
-    chosen = index.Find(kind, target, tuning.file_table->Config(key));
+    entry = tuning.file_table->Nearest(key);
+    chosen = index.Find(kind, target, entry.config);
   }
   if (chosen == nullptr) {
     reason = Reason::kBuiltInTable;
-    chosen = index.Find(kind, target, BuiltInTuningTable().Config(key));
+    entry = BuiltInTuningTable().Nearest(key);
+    chosen = index.Find(kind, target, entry.config);
   }
   if (chosen == nullptr) {
     reason = Reason::kDefault;
     chosen = index.Find(kind, target, 0);
   }
-  if (VerboseDispatch()) PrintChoice(request, *chosen, key, reason, tuning);
+  if (VerboseDispatch()) PrintChoice(request, *chosen, key, entry.row_bucket, reason, tuning);
   return chosen;
 }
 

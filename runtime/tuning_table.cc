@@ -33,6 +33,19 @@ void TuningTable::Set(const TuningKey& key, int config) {
   configs_[Slot(key)] = static_cast<int16_t>(config);
 }
 
+TuningTable::Entry TuningTable::Nearest(const TuningKey& key) const {
+  for (int distance = 0; distance < kRowBuckets; distance++) {
+    for (int row_bucket : {key.row_bucket - distance, key.row_bucket + distance}) {
+      if (row_bucket < 0 || row_bucket >= kRowBuckets) continue;
+      TuningKey near = key;
+      near.row_bucket = row_bucket;
+      const int config = Config(near);
+      if (config >= 0) return {config, row_bucket};
+    }
+  }
+  return {-1, key.row_bucket};
+}
+
 std::string DescribeBuckets(Op op, int hidden_bucket, int row_bucket) {
   return absl::StrCat(DescribeBucket(op == Op::kLayerNorm2d ? "channels" : "hidden", hidden_bucket,
                                      HiddenBucketBounds(op), kHiddenBuckets),

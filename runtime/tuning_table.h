@@ -32,6 +32,16 @@ class TuningTable {
   // The config index for `key`, or -1 when the table has no entry.
   int Config(const TuningKey& key) const { return configs_[Slot(key)]; }
 
+  struct Entry {
+    int config;      // -1: no row bucket of the key's hidden bucket has an entry
+    int row_bucket;  // whose entry it is
+  };
+  // The entry for `key`, else that of the nearest row bucket of the same
+  // hidden bucket that has one (the fewer rows on a tie), so tables written
+  // before a row bucket existed, or whose grid has no shape there, still
+  // serve it.
+  Entry Nearest(const TuningKey& key) const;
+
  private:
   size_t Slot(const TuningKey& key) const;
 

@@ -103,24 +103,34 @@ TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
   if (checked == 0) GTEST_SKIP() << "the built-in table has no entry for the dispatch target";
 }
 
-TEST_F(TuningDispatchTest, BucketsWithoutAnEntryTakeConfigZero) {
+TEST_F(TuningDispatchTest, BucketsWithoutAnEntryTakeTheNearestRowBucketsOrConfigZero) {
   const VariantIndex& index = VariantIndex::Get();
   const int target = index.DispatchTarget(kLayerNormF32);
   const TuningTable& built_in = BuiltInTuningTable();
   for (int h = 0; h < kHiddenBuckets; h++) {
     for (int r = 0; r < kRowBuckets; r++) {
-      if (built_in.Config({kLayerNormF32.op, kLayerNormF32.direction, kLayerNormF32.dtype, target,
-                           h, r}) >= 0) {
-        continue;
-      }
+      const TuningKey key{
+          kLayerNormF32.op, kLayerNormF32.direction, kLayerNormF32.dtype, target, h, r};
+      if (built_in.Config(key) >= 0) continue;
+      const TuningTable::Entry nearest = built_in.Nearest(key);
       testing::internal::CaptureStderr();
       const Variant* picked = Pick(RequestIn(kLayerNormF32, h, r));
       const std::string printed = testing::internal::GetCapturedStderr();
       ASSERT_NE(picked, nullptr);
-      EXPECT_EQ(picked->config_index, 0) << picked->name;
-      EXPECT_THAT(printed, HasSubstr(absl::StrCat(
-                               "-> ", picked->name, " (default config: no table entry for ",
-                               DescribeBuckets(kLayerNormF32.op, h, r), "; cpu ")));
+      const std::string buckets = DescribeBuckets(kLayerNormF32.op, h, r);
+      if (nearest.config < 0) {
+        EXPECT_EQ(picked->config_index, 0) << picked->name;
+        EXPECT_THAT(printed, HasSubstr(absl::StrCat("-> ", picked->name,
+                                                    " (default config: no table entry for ",
+                                                    buckets, "; cpu ")));
+      } else {
+        EXPECT_NE(nearest.row_bucket, r);
+        EXPECT_EQ(picked->config_index, nearest.config) << picked->name;
+        EXPECT_THAT(printed,
+                    HasSubstr(absl::StrCat(": ", buckets, " (no entry; the nearest: ",
+                                           DescribeBuckets(kLayerNormF32.op, h, nearest.row_bucket),
+                                           "); cpu ")));
+      }
     }
   }
 }
@@ -194,8 +204,9 @@ TEST_F(TuningDispatchTest, ABadFileIsRefusedAndTheTableInUseStays) {
        absl::StrCat("line ", entry, ": variant ", c0->name,
                     " does not compute layer_norm bwd f32")},
       {"bucket.tuning",
-       absl::StrCat(header, "layer_norm fwd f32 ", target, " 0 3 ", c0->name, "\n"),
-       absl::StrCat("line ", entry, ": row bucket '3' is not in 0..2")},
+       absl::StrCat(header, "layer_norm fwd f32 ", target, " 0 ", kRowBuckets, " ", c0->name, "\n"),
+       absl::StrCat("line ", entry, ": row bucket '", kRowBuckets, "' is not in 0..",
+                    kRowBuckets - 1)},
   };
   for (const auto& bad : bad_files) {
     const std::string path = WriteTestFile(bad.name, bad.text);

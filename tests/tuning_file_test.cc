@@ -19,14 +19,14 @@ namespace {
 using ::testing::HasSubstr;
 
 // Every plain (not fused-residual) variant once, in registry order. Variants
-// differing only in config are neighbours, so i -> (i mod 4, i mod 3) gives
-// them distinct bucket pairs and no key repeats.
+// differing only in config are neighbours, so numbering the bucket pairs
+// hidden-fastest gives them distinct pairs and no key repeats.
 std::vector<TuningEntry> EveryPlainVariant() {
   std::vector<TuningEntry> entries;
   int i = 0;
   for (const Variant& v : AllVariants()) {
     if (v.fused_residual) continue;
-    entries.push_back({i % kHiddenBuckets, i % kRowBuckets, &v});
+    entries.push_back({i % kHiddenBuckets, (i / kHiddenBuckets) % kRowBuckets, &v});
     i++;
   }
   return entries;
@@ -95,12 +95,34 @@ TEST(TuningFileTest, ToTableMapsEachKeyToItsConfig) {
   EXPECT_EQ(table.Config({Op::kLayerNorm, v.direction, v.dtype, target, 2, 1}), -1);
 }
 
+TEST(TuningFileTest, ABucketWithoutAnEntryTakesTheNearestRowBucketsOfItsHiddenBucket) {
+  TuningTable table(/*target_count=*/1);
+  const TuningKey small{Op::kRmsNorm, Direction::kBackward, HALNORM_F32, 0, 2, 0};
+  TuningKey large = small;
+  large.row_bucket = 3;
+  table.Set(small, 5);
+  table.Set(large, 7);
+  auto nearest = [&](int hidden_bucket, int row_bucket) {
+    TuningKey key = small;
+    key.hidden_bucket = hidden_bucket;
+    key.row_bucket = row_bucket;
+    const TuningTable::Entry e = table.Nearest(key);
+    return std::make_pair(e.config, e.row_bucket);
+  };
+  EXPECT_EQ(nearest(2, 0), std::make_pair(5, 0));
+  EXPECT_EQ(nearest(2, 1), std::make_pair(5, 0));
+  EXPECT_EQ(nearest(2, 2), std::make_pair(7, 3));
+  EXPECT_EQ(nearest(2, 3), std::make_pair(7, 3));
+  // Other hidden buckets lend nothing.
+  EXPECT_EQ(nearest(1, 0).first, -1);
+}
+
 TEST(TuningFileTest, DescribesBucketsByTheirBounds) {
   EXPECT_EQ(DescribeBuckets(Op::kLayerNorm, 1, 0), "hidden<=1024 rows<=16");
   EXPECT_EQ(DescribeBuckets(Op::kRmsNorm, kHiddenBuckets - 1, kRowBuckets - 1),
-            "hidden>4096 rows>512");
+            "hidden>4096 rows>4096");
   // LayerNorm2d's channel counts have finer bounds.
-  EXPECT_EQ(DescribeBuckets(Op::kLayerNorm2d, 0, 2), "channels<=128 rows>512");
+  EXPECT_EQ(DescribeBuckets(Op::kLayerNorm2d, 0, 2), "channels<=128 rows<=4096");
   EXPECT_EQ(DescribeBuckets(Op::kLayerNorm2d, 1, 1), "channels<=256 rows<=512");
 }
 
@@ -158,7 +180,7 @@ std::vector<BadFile> BadFiles() {
       {"hidden bucket too large", Header() + key + " 4 0 " + name,
        "line 3: hidden bucket '4' is not in 0..3"},
       {"negative row bucket", Header() + key + " 1 -1 " + name,
-       "line 3: row bucket '-1' is not in 0..2"},
+       absl::StrCat("line 3: row bucket '-1' is not in 0..", kRowBuckets - 1)},
       {"bucket not a number", Header() + key + " one 0 " + name,
        "line 3: hidden bucket 'one' is not in 0..3"},
       {"unknown variant", Header() + key + " 1 0 " + unknown, "line 3: unknown variant " + unknown},

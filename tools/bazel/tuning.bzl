@@ -13,7 +13,7 @@ load("//tools/bazel:variants.bzl", "DIRECTION_CC", "DTYPES", "OPS")
 # Bucket counts of runtime/tuning_buckets.h (kHiddenBuckets, kRowBuckets);
 # the runtime also static_asserts every tuning.inc entry against them.
 _HIDDEN_BUCKETS = 4
-_ROW_BUCKETS = 3
+_ROW_BUCKETS = 4
 
 def _source(target):
     return "schedules/tuned/%s.bzl" % target
