@@ -30,6 +30,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
   // per SIMD register on CPUs, elements a thread loads a step on GPUs.
   GeneratorParam<int> vector_width{"vector_width", 8};
   GeneratorParam<int> accumulators{"accumulators", 4};
+  GeneratorParam<int> stats_rows{"stats_rows", 1};
   // GPU targets' knobs (schedules/row_norm_schedule.h, GpuRowNormKnobs).
   GeneratorParam<int> threads{"threads", 32};
   GeneratorParam<int> rows_per_block{"rows_per_block", 4};
@@ -95,6 +96,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Func sums = gpu ? row_sums.ThreadSum("sums", terms, &f.lane_sums, &f.fold_stages)
                     : row_sums.Sum("sums", terms, &f.lane_sums, &f.lane_fold, &f.fold_halvings);
     f.stats.push_back(sums);
+    f.sums = sums;
     // dnorm = g - mean(g) - xhat * mean(g * xhat) (RMSNorm: without mean(g)),
     // the last product fused. g - mean(g) subtracts the rounded g the sum
     // added up, so a one-element row gets exactly 0 (fused, the product's
@@ -171,7 +173,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width, false});
     } else if (!auto_schedule) {
       if (dtype.value() != "f32") f.prefetched_rows = {dy, x};
-      ScheduleRowNormBackwardCpu(f, {vector_width, accumulators});
+      ScheduleRowNormBackwardCpu(f, {vector_width, accumulators, /*rows_per_task=*/1, stats_rows});
     }
   }
 

@@ -63,16 +63,17 @@ constexpr int kPrefetchMinHidden = 2048;
 // Vectorizes a row map along n, with an overlapping last vector when the
 // row is wide enough, under each runtime case (weight present, ...). Rows
 // of kPrefetchMinHidden or more, a whole number of vectors long, also
-// prefetch `prefetched` one row ahead.
+// prefetch `prefetched` rows_ahead rows ahead.
 void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Halide::Expr>& cases,
-                     int vw, const std::vector<Halide::ImageParam>& prefetched = {}) {
+                     int vw, const std::vector<Halide::ImageParam>& prefetched = {},
+                     int rows_ahead = 1) {
   Var n_outer("n_outer"), n_inner("n_inner");
   auto vectorize = [&](Halide::Stage s) {
     if (!prefetched.empty()) {
-      // Each vector step asks for the same column one row on: an offset of
-      // a row's stride in vectors along n_outer. (Halide 14 ignores the
-      // offset of prefetch(in, n_outer, row, 1): it bounds the split row's
-      // let, not `row`.) RoundUp, exact on these rows, because the min()
+      // Each vector step asks for the same column rows_ahead rows on: an
+      // offset of that many rows' stride in vectors along n_outer. (Halide
+      // 14 ignores the offset of prefetch(in, n_outer, row, 1): it bounds
+      // the split row's let, not `row`.) RoundUp, exact on these rows, because the min()
       // of ShiftInwards would clamp the prefetch to the current row too.
       // NonFaulting: the last row's run past the buffer, and a prefetch
       // never faults.
@@ -80,7 +81,7 @@ void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Hal
                                 .split(n, n_outer, n_inner, vw, TailStrategy::RoundUp)
                                 .vectorize(n_inner);
       for (const Halide::ImageParam& in : prefetched) {
-        ahead.prefetch(in, n_outer, n_outer, in.dim(1).stride() / vw,
+        ahead.prefetch(in, n_outer, n_outer, in.dim(1).stride() * rows_ahead / vw,
                        Halide::PrefetchBoundStrategy::NonFaulting);
       }
     }
@@ -135,7 +136,15 @@ void ScheduleLaneAccumulators(Func lanes, Func fold, const std::vector<Func>& ha
 //   bf16 4096x128 18.0 -> 32.7, 4096x1024 36.9 -> 47.8, 1024x4096 44.9 ->
 //   47.7, 64x16384 37.9 -> 36.0, 1x2048 0.35 -> 0.36 us a call;
 //   f32 4096x128 56 -> 67, 4096x1024 66 -> 38 (37 in groups of 4 rows, so
-//   not the group's footprint; not understood), 1024x16384 26.7 -> 23.1.
+//   not the group's footprint), 1024x16384 26.7 -> 23.1.
+// Grouping loses on rows that come from DRAM. Sampled (perf, cpu-clock), f32
+// 16384x1024 spent 133 vs 138 ns a row in the sums pass, grouped or not, but
+// 155 vs 45 in the output pass, which in a group reads only cached rows:
+// row by row, the next row's DRAM reads overlap this row's output pass.
+// Streaming stores did not help; prefetching the next group's rows from the
+// output pass won back a third (4096x1024 34 -> 45 GB/s). Row buckets
+// above 4096 rows (runtime/tuning_buckets.h) let the tuner keep such calls
+// ungrouped.
 void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
   const int stats_rows = std::min(knobs.stats_rows, knobs.rows_per_task);
@@ -212,16 +221,28 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 //   4096x4096 15.7 -> 17.1;
 //   f16 4096x4096 9.65 -> 10.50, 2048x16384 8.37 -> 9.15, 16384x1024 0.93x;
 //   f32 only 0.95-1.03x at N >= 4096, 0.88x at N=1024: no prefetch.
+//
+// Row sums in groups (knobs.stats_rows > 1), as in the forward: each row's
+// two horizontal sums end in a dependent chain dx waits on. LayerNorm
+// backward, 1 thread, GB/s (standalone kernels, vw16 acc2; x86_avx512_bf16
+// / x86_avx512), stats_rows 1 -> 4 -> 16:
+//   bf16 4096x128 15.2 -> 22.9 -> 24.3, 16384x128 15.2 -> 22.7 -> 24.6,
+//   4096x768 25.8 -> 26.1 -> 26.2, 16384x768 20.8 -> 19.2 -> 17.8,
+//   1024x4096 25.1 -> 25.4 -> 23.9;
+//   f32 4096x128 32.6 -> 42.4 -> 46.9, 4096x768 31.6 -> 26.6 -> 24.7,
+//   4096x1024 27.0 -> 24.6 -> 24.1.
 void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& knobs) {
   const int vw = knobs.vector_width;
-  Var row("row");
+  Var row("row"), group("group"), in_group("in_group");
   f.dx.split(f.r, f.c, row, f.rows_per_chunk, TailStrategy::GuardWithIf)
+      .split(row, group, in_group, knobs.stats_rows, TailStrategy::GuardWithIf)
       .parallel(f.c)
       .parallel(f.b);
-  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows);
-  for (Func stat : f.stats) stat.compute_at(f.dx, row);
-  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.fold_halvings, f.lane, f.chunk, {f.dx, row},
-                           vw);
+  // Grouped, the rows read next are the next group's.
+  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows, knobs.stats_rows);
+  for (Func stat : f.stats) stat.compute_at(f.dx, group);
+  ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.fold_halvings, f.lane, f.chunk,
+                           {f.sums, f.r}, vw);
   for (Func partial : f.partials) {
     partial.parallel(f.c).parallel(f.b).vectorize(f.n, vw, TailStrategy::GuardWithIf);
     partial.update()

@@ -43,6 +43,7 @@ struct RowNormBackwardFuncs {
   std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving
   std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then halvings
   std::vector<Halide::Func> stats;          // per-row (r, b) totals
+  Halide::Func sums;                        // of them, the row sums (the lane accumulators' total)
   Halide::Var n, r, b, lane, c;             // c: chunk of rows_per_chunk rows
   Halide::RVar chunk;                       // the row reductions' walk along n
   Halide::RVar tail;                        // the row totals' walk over the rest
@@ -60,8 +61,8 @@ struct CpuRowNormKnobs {
   int vector_width;        // f32 lanes per SIMD register
   int accumulators;        // independent vector accumulators per reduction (ILP)
   int rows_per_task = 16;  // forward: rows handed to one parallel task
-  // Forward: rows whose statistics are computed together, ahead of their
-  // outputs (at most rows_per_task; ScheduleRowNormForwardCpu).
+  // Rows whose statistics (backward: row sums) are computed together, ahead
+  // of their outputs (forward: at most rows_per_task; ScheduleRowNormForwardCpu).
   int stats_rows = 1;
 };
 

@@ -50,7 +50,7 @@ KernelSpec SpecFor(const TargetInfo& target, Op op, Direction direction, halnorm
 }
 
 // The configs that compile to the same kernel for `direction` (the backward
-// ignores rows_per_task and stats_rows), grouped: one compile serves them all.
+// ignores rows_per_task), grouped: one compile serves them all.
 std::vector<std::vector<int>> SameKernelGroups(const std::vector<Config>& configs, Family family,
                                                Direction direction) {
   std::map<Config, std::vector<int>> groups;

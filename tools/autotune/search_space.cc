@@ -117,7 +117,7 @@ std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick
 
 std::vector<std::string> KnobsOf(Family family, Direction direction) {
   if (family == Family::kChannelNorm) return {"pixels_per_task", "vector_width"};
-  if (direction == Direction::kBackward) return {"accumulators", "vector_width"};
+  if (direction == Direction::kBackward) return {"accumulators", "stats_rows", "vector_width"};
   return {"accumulators", "rows_per_task", "stats_rows", "vector_width"};
 }
 

@@ -42,7 +42,7 @@ using BucketKey = std::tuple<internal::Op, internal::Direction, halnorm_dtype, i
 std::map<BucketKey, std::vector<int>> GroupByBucket(const std::vector<GridPoint>& points);
 
 // A family's schedule knobs: GeneratorParams by name. A config holds the
-// knobs of both directions (the backward ignores rows_per_task and stats_rows).
+// knobs of both directions (the backward ignores rows_per_task).
 using Config = std::map<std::string, int>;
 std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick);
 // The knobs a direction's generator takes (the rest do not change its code).

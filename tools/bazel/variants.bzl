@@ -29,7 +29,7 @@ _FAMILIES = {
             ),
             "bwd": struct(
                 generator = "row_norm_backward",
-                knobs = ["vector_width", "accumulators"],
+                knobs = ["vector_width", "accumulators", "stats_rows"],
                 gpu_knobs = ["threads", "rows_per_block", "vector_width"],
                 residual = [False],
                 streamed = ["dx"],
