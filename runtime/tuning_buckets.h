@@ -26,9 +26,9 @@ inline constexpr int64_t kChannelBucketBounds[] = {128, 256, 1024,
 // Rows: decode (<= 16), small batches, then two buckets split at 4096 rows,
 // above which rows of 768 and more come from DRAM. There the best config
 // differs: computing statistics 16 rows at a time (stats_rows) wins on rows
-// in cache and loses from DRAM, where the group's output pass runs with the
-// memory idle (LayerNorm bf16 forward, 1 thread, GB/s, stats_rows 16 vs 1:
-// 4096x768 46.7 vs 37.8, 16384x768 19.6 vs 33.7).
+// in cache and loses on rows from DRAM (schedules/row_norm_cpu.cc; LayerNorm
+// bf16 forward, 1 thread, GB/s, stats_rows 16 vs 1: 4096x768 46.7 vs 37.8,
+// 16384x768 19.6 vs 33.7).
 inline constexpr int64_t kRowBucketBounds[] = {16, 512, 4096, std::numeric_limits<int64_t>::max()};
 inline constexpr int kHiddenBuckets = 4;
 inline constexpr int kRowBuckets = 4;
