@@ -41,6 +41,7 @@ TuningTable::Entry TuningTable::Nearest(const TuningKey& key) const {
       near.row_bucket = row_bucket;
       const int config = Config(near);
       if (config >= 0) return {config, row_bucket};
+      if (distance == 0) break;  // the key's own bucket: looked up once
     }
   }
   return {-1, key.row_bucket};
