@@ -7,6 +7,7 @@
 //
 //   bazel run //bench:gpu_bench            (needs a GPU; says so otherwise)
 //   bazel run //bench:gpu_bench -- --rows=4096 --hidden=1024,4096
+//   bazel run //bench:gpu_bench -- --all_configs   (every CUDA config, forced)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -18,13 +19,20 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/device_call.h"
 #include "runtime/halnorm_c.h"
+#include "runtime/row_norm.h"
 #include "runtime/tensor_checks.h"
+#include "runtime/variant_registry.h"
 
 ABSL_FLAG(int64_t, rows, 4096, "rows M");
 ABSL_FLAG(std::string, hidden, "768,1024,2048,4096,8192,16384", "hidden sizes N, comma-separated");
 ABSL_FLAG(int, iterations, 50, "timed calls per measurement");
 ABSL_FLAG(int, repeats, 5, "measurements per case (the median is reported)");
+ABSL_FLAG(bool, all_configs, false,
+          "also time every CUDA config of each case, forced (a row each), to tune the dispatch");
+ABSL_FLAG(std::string, ops, "layer_norm,rms_norm", "ops to run, comma-separated");
+ABSL_FLAG(std::string, dtypes, "bf16,f16,f32", "activation dtypes to run, comma-separated");
 
 namespace halnorm {
 namespace {
@@ -67,6 +75,19 @@ double MedianSeconds(const CudaDriver& d, int iterations, int repeats, Body body
   d.cuEventDestroy_v2(stop);
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
+}
+
+// The CUDA variants of (op, direction, dtype), without a fused residual.
+std::vector<const internal::Variant*> CudaConfigs(bool rms, bool forward, halnorm_dtype dtype) {
+  std::vector<const internal::Variant*> out;
+  for (const internal::Variant& v : internal::AllVariants()) {
+    if (v.device == internal::Device::kCuda && !v.fused_residual && v.dtype == dtype &&
+        (v.op == internal::Op::kRmsNorm) == rms &&
+        (v.direction == internal::Direction::kForward) == forward) {
+      out.push_back(&v);
+    }
+  }
+  return out;
 }
 
 halnorm_tensor Tensor(CUdeviceptr data, halnorm_dtype dtype, const std::vector<int64_t>& shape) {
@@ -113,8 +134,8 @@ int Run() {
   d.cuMemFree_v2(copy_dst);
   std::printf("%s: measured device-to-device copy %.0f GB/s, nominal HBM peak %.0f GB/s\n", name,
               copy / 1e9, peak / 1e9);
-  std::printf("| op | dir | dtype | M | N | us | GB/s | of copy | of peak |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| op | dir | dtype | M | N | config | us | GB/s | of copy | of peak |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
 
   // Activations (x, y, dy, dx), per-row statistics, f32 parameters and
   // their gradients, sized for the largest case. Contents: bytes 0x3c
@@ -131,9 +152,14 @@ int Run() {
     CHECK_CUDA(d.cuMemsetD8_v2(*p, 0x3c, max_hidden * 4));
   }
 
-  for (const bool rms : {false, true}) {
-    for (halnorm_dtype dtype : {HALNORM_BF16, HALNORM_F16, HALNORM_F32}) {
-      const char* dtype_name = dtype == HALNORM_BF16 ? "bf16" : dtype == HALNORM_F16 ? "f16" : "f32";
+  const std::vector<std::string> ops = absl::StrSplit(absl::GetFlag(FLAGS_ops), ',');
+  const std::vector<std::string> dtypes = absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',');
+  for (const std::string& op : ops) {
+    const bool rms = op == "rms_norm";
+    for (const std::string& dtype_name : dtypes) {
+      const halnorm_dtype dtype = dtype_name == "bf16"  ? HALNORM_BF16
+                                  : dtype_name == "f16" ? HALNORM_F16
+                                                        : HALNORM_F32;
       for (int64_t hidden : hiddens) {
         halnorm_tensor tx = Tensor(x, dtype, {rows, hidden}), ty = Tensor(y, dtype, {rows, hidden});
         halnorm_tensor tdy = Tensor(dy, dtype, {rows, hidden});
@@ -146,35 +172,59 @@ int Run() {
         halnorm_tensor tdb = Tensor(dbias, HALNORM_F32, {hidden});
         halnorm_norm_options opt;
         halnorm_norm_options_init(&opt);
-        auto forward = [&] {
-          const int rc = rms ? halnorm_rms_norm_forward(&tx, &tw, &opt, &ty, &trstd)
-                             : halnorm_layer_norm_forward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd);
-          if (rc != HALNORM_OK) {
-            std::fprintf(stderr, "forward: %s\n", halnorm_last_error());
+        // `variant` nullptr: the public entry point (dispatch picks).
+        auto call = [&](bool is_forward, const internal::Variant* variant) {
+          absl::Status status;
+          if (variant == nullptr) {
+            const int rc =
+                is_forward ? (rms ? halnorm_rms_norm_forward(&tx, &tw, &opt, &ty, &trstd)
+                                  : halnorm_layer_norm_forward(&tx, &tw, &tb, &opt, &ty, &tmean,
+                                                               &trstd))
+                : rms ? halnorm_rms_norm_backward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw)
+                      : halnorm_layer_norm_backward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx,
+                                                    &tdw, &tdb);
+            if (rc != HALNORM_OK) status = absl::InternalError(halnorm_last_error());
+          } else if (is_forward) {
+            status = rms ? internal::RmsNormForward(&tx, &tw, &opt, &ty, &trstd, variant)
+                         : internal::LayerNormForward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd,
+                                                      variant);
+          } else {
+            status = rms ? internal::RmsNormBackward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw,
+                                                     variant)
+                         : internal::LayerNormBackward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx,
+                                                       &tdw, &tdb, variant);
+          }
+          if (!status.ok() && !(variant != nullptr && internal::IsConfigRefusal(status))) {
+            std::fprintf(stderr, "%s: %s\n", variant ? variant->name : "dispatch",
+                         std::string(status.message()).c_str());
             std::exit(1);
           }
-        };
-        auto backward = [&] {
-          const int rc =
-              rms ? halnorm_rms_norm_backward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw)
-                  : halnorm_layer_norm_backward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx, &tdw,
-                                                &tdb);
-          if (rc != HALNORM_OK) {
-            std::fprintf(stderr, "backward: %s\n", halnorm_last_error());
-            std::exit(1);
-          }
+          return status.ok();
         };
         const double element_bytes = dtype == HALNORM_F32 ? 4 : 2;
         const double elements = static_cast<double>(rows) * hidden;
         for (const bool is_forward : {true, false}) {
-          const double seconds = is_forward ? MedianSeconds(d, iterations, repeats, forward)
-                                            : MedianSeconds(d, iterations, repeats, backward);
-          const double bytes = (is_forward ? 2 : 3) * elements * element_bytes;
-          const double rate = bytes / seconds;
-          std::printf("| %s | %s | %s | %lld | %lld | %.1f | %.0f | %.2f | %.2f |\n",
-                      rms ? "rms_norm" : "layer_norm", is_forward ? "fwd" : "bwd", dtype_name,
-                      static_cast<long long>(rows), static_cast<long long>(hidden), seconds * 1e6,
-                      rate / 1e9, rate / copy, rate / peak);
+          std::vector<const internal::Variant*> runs = {nullptr};
+          if (absl::GetFlag(FLAGS_all_configs)) {
+            for (const internal::Variant* v : CudaConfigs(rms, is_forward, dtype)) {
+              // Vectorized configs need rows of whole vectors.
+              if (hidden % std::max(1, internal::ConfigKnob(*v, "vector_width")) == 0) {
+                runs.push_back(v);
+              }
+            }
+          }
+          for (const internal::Variant* variant : runs) {
+            if (!call(is_forward, variant)) continue;  // a config that cannot run this shape
+            const double seconds =
+                MedianSeconds(d, iterations, repeats, [&] { call(is_forward, variant); });
+            const double bytes = (is_forward ? 2 : 3) * elements * element_bytes;
+            const double rate = bytes / seconds;
+            std::printf("| %s | %s | %s | %lld | %lld | %s | %.1f | %.0f | %.2f | %.2f |\n",
+                        rms ? "rms_norm" : "layer_norm", is_forward ? "fwd" : "bwd",
+                        dtype_name.c_str(), static_cast<long long>(rows),
+                        static_cast<long long>(hidden), variant ? variant->config : "dispatch",
+                        seconds * 1e6, rate / 1e9, rate / copy, rate / peak);
+          }
         }
       }
     }

@@ -111,10 +111,13 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // Per-chunk partials: rows [c*rows_per_chunk, (c+1)*rows_per_chunk), in
     // row order within the chunk.
     RDom in_chunk(0, *rows_per_chunk_, "in_chunk");
-    in_chunk.where(c * *rows_per_chunk_ + in_chunk < rows);
+    const Expr chunk_row = c * *rows_per_chunk_ + in_chunk;
+    // CPU: a predicate. GPU: the rows past the end add nothing (a select),
+    // so that the unrolled walk's loads need no branch around them.
+    if (!gpu) in_chunk.where(chunk_row < rows);
     // Bounds inference ignores the predicate under the fused chunk loop, so
     // the (never used) rows past the end are clamped for it.
-    Expr row = min(c * *rows_per_chunk_ + in_chunk, rows - 1);
+    Expr row = min(chunk_row, rows - 1);
     f.in_chunk = in_chunk;
     // GPU: the chunk partials are an inner stage, and each output holds
     // their sum in chunk order (extent 1 along c), so the result stays on
@@ -122,20 +125,54 @@ class RowNormBackward : public Generator<RowNormBackward> {
     RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
     f.over_chunks = chunks;
     // Each row adds factor * other_factor (just factor, when other_factor
-    // is undefined).
-    auto partial = [&](Output<Buffer<float>>& out, const std::string& name, Expr factor,
-                       Expr other_factor) {
-      Func chunk_sums = gpu ? Func(name + "_chunks") : Func(out);
-      chunk_sums(n, c, b) = 0.f;
-      chunk_sums(n, c, b) = fma.Accumulate(chunk_sums(n, c, b), factor, other_factor);
-      f.partials.push_back(chunk_sums);
-      if (!gpu) return;
-      out(n, c, b) = 0.f;
-      out(n, c, b) += chunk_sums(n, chunks, b);
-      f.partial_sums.push_back(out);
+    // is undefined): dweight's dy * xhat, dbias's dy.
+    std::vector<RowTerm> partial_terms = {{dyf, xhat}};
+    if (layer) partial_terms.push_back({dyf});
+    std::vector<Output<Buffer<float>>*> partial_outputs = {dweight_partial_};
+    if (layer) partial_outputs.push_back(dbias_partial_);
+    // walk(n, c, b): the sums of `terms` over chunk c's rows, in row order.
+    auto walk_rows = [&](Func walk, const std::vector<RowTerm>& terms) {
+      walk(n, c, b) = Tuple(std::vector<Expr>(terms.size(), 0.f));
+      std::vector<Expr> walked;
+      for (size_t i = 0; i < terms.size(); i++) {
+        const RowTerm& t = terms[i];
+        Expr sum = RowReduction::Element(walk, i, {n, c, b});
+        Expr other = t.other_factor.defined() ? Expr(t.other_factor(n, row, b)) : Expr();
+        Expr next = fma.Accumulate(sum, t.factor(n, row, b), other);
+        // GPU: rows past the end add nothing (a select, not a predicate), so
+        // the unrolled walk's loads need no branch around them.
+        walked.push_back(gpu ? select(chunk_row < rows, next, sum) : next);
+      }
+      walk(n, c, b) = Tuple(walked);
     };
-    partial(*dweight_partial_, "dweight", dyf(n, row, b), xhat(n, row, b));
-    if (layer) partial(*dbias_partial_, "dbias", dyf(n, row, b), Expr());
+    if (!gpu) {
+      for (size_t i = 0; i < partial_outputs.size(); i++) {
+        walk_rows(*partial_outputs[i], {partial_terms[i]});
+        f.partials.push_back(*partial_outputs[i]);
+      }
+    } else {
+      // GPU: both partials in one walk (one read of dy and x), in stages of
+      // their own so that the schedule keeps the walks in a thread's
+      // registers (ScheduleRowNormBackwardGpu).
+      Func chunk_walk("chunk_walk"), chunk_sums("chunk_sums"), chunks_walk("chunks_walk");
+      walk_rows(chunk_walk, partial_terms);
+      chunk_sums(n, c, b) = chunk_walk(n, c, b);
+      chunks_walk(n, c, b) = Tuple(std::vector<Expr>(partial_outputs.size(), 0.f));
+      std::vector<Expr> walked;
+      for (size_t i = 0; i < partial_outputs.size(); i++) {
+        walked.push_back(RowReduction::Element(chunks_walk, i, {n, c, b}) +
+                         RowReduction::Element(chunk_sums, i, {n, chunks, b}));
+      }
+      chunks_walk(n, c, b) = Tuple(walked);
+      for (size_t i = 0; i < partial_outputs.size(); i++) {
+        Output<Buffer<float>>& out = *partial_outputs[i];
+        out(n, c, b) = RowReduction::Element(chunks_walk, i, {n, c, b});
+        f.partial_sums.push_back(out);
+      }
+      f.partials = {chunk_sums};
+      f.partial_walks = {chunk_walk};
+      f.partial_sum_walks = {chunks_walk};
+    }
 
     for (int d = 0; d < 3; d++) {
       dy.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
@@ -170,7 +207,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.dx_cases = {*has_weight_ && *has_dresidual_, *has_weight_, *has_dresidual_};
     if (gpu) {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
-      ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width, false});
+      ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width});
     } else if (!auto_schedule) {
       if (dtype.value() != "f32") f.prefetched_rows = {dy, x};
       ScheduleRowNormBackwardCpu(f, {vector_width, accumulators, /*rows_per_task=*/1, stats_rows});

@@ -43,7 +43,6 @@ class RowNormForward : public Generator<RowNormForward> {
   // GPU targets' knobs (schedules/row_norm_schedule.h, GpuRowNormKnobs).
   GeneratorParam<int> threads{"threads", 32};
   GeneratorParam<int> rows_per_block{"rows_per_block", 4};
-  GeneratorParam<bool> stage_row{"stage_row", false};
 
   void configure() {
     const Type act = KernelActivationType(dtype, get_target());
@@ -212,7 +211,7 @@ class RowNormForward : public Generator<RowNormForward> {
       std::vector<OutputImageParam> aligned = {x, y};
       if (residual) aligned.insert(aligned.end(), {*residual_, *residual_out_});
       RequireAlignedRows(aligned, vector_width);
-      ScheduleRowNormForwardGpu(f, {threads, rows_per_block, vector_width, stage_row});
+      ScheduleRowNormForwardGpu(f, {threads, rows_per_block, vector_width});
     } else if (!auto_schedule) {
       ScheduleRowNormForwardCpu(f, {vector_width, accumulators, rows_per_task, stats_rows});
     }

@@ -34,6 +34,7 @@ class RowReduction {
         vector_width_(vector_width),
         accumulators_(accumulators),
         lanes_(vector_width * accumulators),
+        hidden_(hidden),
         chunk_(0, hidden / lanes_, "chunk"),
         tail_(hidden / lanes_ * lanes_, hidden % lanes_, "tail") {}
 
@@ -86,37 +87,87 @@ class RowReduction {
     return stages;
   }
 
+  // The sum of lanes(lane, r, b) over lane < width (a power of two) in as
+  // few stages as radix <= 32 allows (256 lanes: 16 x 16), each stage one
+  // of the GPU's shared-memory round trips with a barrier after it: stage k
+  // leaves count = width / (radix_0 ... radix_k) lanes, lane l adding up
+  // the previous stage's l + j * count for j < radix_k, so neighbouring
+  // threads read neighbouring words (no bank conflicts). Lane 0 of the last
+  // stage is the total. Binary halving took log2(width) barriers (8 at 256
+  // threads), most of a short row's chain of dependent steps.
+  static std::vector<Halide::Func> RadixFolds(const std::string& name, const Halide::Func& lanes,
+                                              int width, Halide::Var lane, Halide::Var r,
+                                              Halide::Var b) {
+    constexpr int kMaxRadixBits = 5;
+    int bits = 0;
+    while ((1 << bits) < width) bits++;
+    const int stages = (bits + kMaxRadixBits - 1) / kMaxRadixBits;
+    std::vector<Halide::Func> out;
+    Halide::Func previous = lanes;
+    int count = width;
+    for (int k = 0; k < stages; k++) {
+      const int stage_bits = (bits + stages - 1 - k) / (stages - k);  // balanced: 8 = 4 + 4
+      bits -= stage_bits;
+      count >>= stage_bits;
+      std::vector<Halide::Expr> folded;
+      for (int i = 0; i < previous.outputs(); i++) {
+        Halide::Expr total = Element(previous, i, {lane, r, b});
+        for (int j = 1; j < (1 << stage_bits); j++) {
+          total += Element(previous, i, {lane + j * count, r, b});
+        }
+        folded.push_back(total);
+      }
+      out.emplace_back("fold" + std::to_string(count) + "_" + name);
+      out.back()(lane, r, b) = Halide::Tuple(folded);
+      previous = out.back();
+    }
+    return out;
+  }
+
   // The GPU layout of the same reduction (constructed with vector_width =
   // elements one thread loads a step, accumulators = threads per row): lane
   // = thread * vector_width + v, so each thread reads `vector_width`
   // contiguous elements a step (one vector load) and a step of all threads
-  // is one coalesced span. Each thread first sums its own vector
-  // (fold_stages->front(), (thread, r, b)), then the threads' sums are
-  // halved pairwise, log2(threads) stages (thread t adds t + half), and the
-  // total is the last stage at thread 0, plus the scalar tail. The
-  // summation order differs from Sum()'s; both are balanced trees.
+  // is one coalesced span. Each thread first sums its own vector and its
+  // share of the row's tail (fold_stages->front(), (thread, r, b)), then the
+  // threads' sums are folded by RadixFolds, and the total is the last stage
+  // at thread 0. The summation order differs from Sum()'s; both are
+  // balanced trees.
   Halide::Func ThreadSum(const std::string& name, const std::vector<RowTerm>& terms,
                          Halide::Func* lane_acc, std::vector<Halide::Func>* fold_stages) const {
     using Halide::Expr;
     using Halide::Func;
     *lane_acc = LaneAccumulators(name, terms);
     std::vector<Expr> own_vector, totals;
+    const Expr tail_begin = hidden_ / lanes_ * lanes_;
     for (size_t i = 0; i < terms.size(); i++) {
       Expr own = Element(*lane_acc, i, {lane_ * vector_width_, r_, b_});
       for (int v = 1; v < vector_width_; v++) {
         own += Element(*lane_acc, i, {lane_ * vector_width_ + v, r_, b_});
       }
+      // The row's last hidden % lanes elements (fewer than a step): thread
+      // t adds elements t, t + threads, ... of them, so no thread walks the
+      // whole tail alone (a serial tail of up to 1023 elements made such
+      // rows 5-20x slower on an H100).
+      for (int k = 0; k < vector_width_; k++) {
+        const Expr at = tail_begin + lane_ + k * accumulators_;
+        own = Halide::select(at < hidden_,
+                             Accumulate(terms[i], own, {Halide::min(at, hidden_ - 1), r_, b_}),
+                             own);
+      }
       own_vector.push_back(own);
     }
     fold_stages->assign(1, Func("threads_" + name));
     fold_stages->back()(lane_, r_, b_) = Halide::Tuple(own_vector);
-    const std::vector<Func> halvings =
-        Halvings(name, fold_stages->back(), accumulators_, lane_, r_, b_);
-    fold_stages->insert(fold_stages->end(), halvings.begin(), halvings.end());
+    const std::vector<Func> folds =
+        RadixFolds(name, fold_stages->back(), accumulators_, lane_, r_, b_);
+    fold_stages->insert(fold_stages->end(), folds.begin(), folds.end());
     for (size_t i = 0; i < terms.size(); i++) {
       totals.push_back(Element(fold_stages->back(), i, {0, r_, b_}));
     }
-    return TotalWithTail(name, terms, totals);
+    Func total("row_" + name);
+    total(r_, b_) = Halide::Tuple(totals);
+    return total;
   }
 
   // The accumulators' walk along the row, `lanes` elements a step.
@@ -169,6 +220,7 @@ class RowReduction {
   const FusedMultiplyAdd& fma_;
   Halide::Var lane_, r_, b_;
   int vector_width_, accumulators_, lanes_;
+  Halide::Expr hidden_;
   Halide::RDom chunk_, tail_;
 };
 

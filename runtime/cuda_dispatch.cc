@@ -1,5 +1,6 @@
 #include "runtime/cuda_dispatch.h"
 
+#include <cstdlib>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,8 @@
 
 namespace halnorm::internal {
 namespace {
+
+constexpr int64_t kBytesPerThread = 64;
 
 const std::vector<const Variant*>& CudaVariants() {
   static const auto* const variants = [] {
@@ -19,11 +22,18 @@ const std::vector<const Variant*>& CudaVariants() {
   return *variants;
 }
 
-// The block width for a row of `hidden` elements (see the header).
-int ThreadsFor(int64_t hidden) {
-  if (hidden <= 1024) return 32;
-  if (hidden <= 4096) return 256;
-  return 512;
+// log2 of the threads that suit a row of `row_bytes`: 32 to 1024 threads,
+// each one's share of the row 64 to 127 bytes (see the header).
+int ThreadsLog2For(int64_t row_bytes) {
+  int log2 = 5;
+  while (log2 < 10 && (int64_t{2} << log2) * kBytesPerThread <= row_bytes) log2++;
+  return log2;
+}
+
+int Log2(int power_of_two) {
+  int log2 = 0;
+  while ((1 << (log2 + 1)) <= power_of_two) log2++;
+  return log2;
 }
 
 }  // namespace
@@ -49,28 +59,30 @@ int RowVectorAlignment(int64_t hidden, int leading,
 }
 
 absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request) {
-  const Variant* widest = nullptr;
-  const Variant* sized = nullptr;
+  const int wanted = ThreadsLog2For(request.hidden * DtypeBytes(request.dtype));
+  const Variant* best = nullptr;
+  int best_distance = 0;
   const Variant* any_layout = nullptr;
   for (const Variant* v : CudaVariants()) {
     if (v->op != request.op || v->direction != request.direction || v->dtype != request.dtype ||
         v->fused_residual != request.fused_residual) {
       continue;
     }
-    const int threads = ConfigKnob(*v, "threads");
     const int vector = ConfigKnob(*v, "vector_width");
     if (vector <= 1) {
       any_layout = v;
-    } else if (vector > request.row_vector_alignment) {
       continue;
-    } else if (threads == ThreadsFor(request.hidden)) {
-      sized = v;
-    } else if (widest == nullptr || threads > ConfigKnob(*widest, "threads")) {
-      widest = v;
+    }
+    if (vector > request.row_vector_alignment) continue;
+    // The nearest threads in powers of two; fewer on a tie.
+    const int threads_log2 = Log2(ConfigKnob(*v, "threads"));
+    const int distance = std::abs(threads_log2 - wanted) * 2 + (threads_log2 > wanted ? 1 : 0);
+    if (best == nullptr || distance < best_distance) {
+      best = v;
+      best_distance = distance;
     }
   }
-  const Variant* chosen = sized ? sized : widest;
-  if (chosen == nullptr) chosen = any_layout;
+  const Variant* chosen = best ? best : any_layout;
   if (chosen == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         OpName(request.op), " ", DirectionName(request.direction), " ", DtypeName(request.dtype),

@@ -12,10 +12,12 @@ namespace halnorm::internal {
 
 // By the GPU configs' knobs (schedules/configs.bzl), not their order: rows
 // that are not whole aligned vectors of a config's vector_width take the
-// vector_width=1 config; the others a warp per row up to 1024 elements, a block of 256
-// threads (the forward's staged in shared memory) up to 4096, the widest
-// block beyond. FailedPrecondition when this build has no CUDA kernel for
-// the request.
+// vector_width=1 config; the others the config whose threads per row are
+// nearest (in powers of two; fewer on a tie) to those that give each thread
+// 64-127 bytes of the row: 32 threads below 4 KiB rows, 64 below 8 KiB, ...,
+// 1024 from 64 KiB. That rule is the H100 sweep of `gpu_bench
+// --all_configs` (schedules/row_norm_gpu.cc). FailedPrecondition when this
+// build has no CUDA kernel for the request.
 absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request);
 
 // The widest vector (1, 2, 4 or 8 elements) the rows of these tensors (null

@@ -84,6 +84,9 @@ absl::StatusOr<const CudaDriver*> Load() {
   HALNORM_RESOLVE_CUDA(cuEventElapsedTime)
   HALNORM_RESOLVE_CUDA(cuEventDestroy_v2)
   HALNORM_RESOLVE_CUDA(cuGetErrorString)
+  HALNORM_RESOLVE_CUDA(cuModuleLoadData)
+  HALNORM_RESOLVE_CUDA(cuModuleGetFunction)
+  HALNORM_RESOLVE_CUDA(cuLaunchKernel)
 #undef HALNORM_RESOLVE_CUDA
 
   if (CUresult result = driver->cuInit(0); result != 0) {

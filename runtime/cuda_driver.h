@@ -16,6 +16,8 @@
 struct CUctx_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUmod_st;
+struct CUfunc_st;
 
 namespace halnorm::internal {
 
@@ -26,6 +28,8 @@ using CUdevice = int;
 using CUcontext = CUctx_st*;
 using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
+using CUmodule = CUmod_st*;
+using CUfunction = CUfunc_st*;
 using CUdeviceptr = uint64_t;
 
 // CUpointer_attribute values (stable driver ABI).
@@ -78,6 +82,14 @@ struct CudaDriver {
   CUresult (*cuEventElapsedTime)(float* milliseconds, CUevent start, CUevent end) = nullptr;
   CUresult (*cuEventDestroy_v2)(CUevent event) = nullptr;
   CUresult (*cuGetErrorString)(CUresult error, const char** text) = nullptr;
+  // The runtime's own small kernels (cuda_param_convert.h), from PTX text.
+  CUresult (*cuModuleLoadData)(CUmodule* module, const void* image) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module,
+                                  const char* name) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                             unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                             unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                             void** params, void** extra) = nullptr;
 };
 
 // The driver, loaded and initialized (cuInit) on the first call; later calls

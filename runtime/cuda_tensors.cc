@@ -1,9 +1,10 @@
 #include "runtime/cuda_tensors.h"
 
-#include "absl/strings/str_cat.h"
+#include <vector>
+
+#include "runtime/cuda_param_convert.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
-#include "runtime/variant_registry.h"
 
 // Defined by Halide's runtime where it has the CUDA module (the x86-64
 // build's); weak, so builds without it link (they have no CUDA variants and
@@ -29,7 +30,7 @@ absl::StatusOr<std::unique_ptr<CudaCall>> CudaCall::Begin(const halnorm_tensor& 
 }
 
 CudaCall::CudaCall(const CudaDriver& driver, CUcontext context, void* stream)
-    : driver_(driver), stream_(stream), scope_(driver, context, stream) {}
+    : driver_(driver), context_(context), stream_(stream), scope_(driver, context, stream) {}
 
 CudaCall::~CudaCall() {
   for (CUdeviceptr pointer : scratch_) {
@@ -43,7 +44,7 @@ absl::StatusOr<float*> CudaCall::Scratch(int64_t count) {
       driver_,
       driver_.cuMemAllocAsync(&pointer, static_cast<size_t>(count) * sizeof(float),
                               static_cast<CUstream>(stream_)),
-      "cuMemAllocAsync (statistics scratch)"));
+      "cuMemAllocAsync (call scratch)"));
   scratch_.push_back(pointer);
   return reinterpret_cast<float*>(static_cast<uintptr_t>(pointer));
 }
@@ -56,11 +57,29 @@ absl::Status CudaCall::Zero(void* data, int64_t bytes) {
                    "cuMemsetD8Async");
 }
 
-absl::Status CheckCudaParameter(const halnorm_tensor* t, const char* name) {
-  if (t == nullptr || t->dtype == HALNORM_F32) return absl::OkStatus();
-  return absl::UnimplementedError(absl::StrCat(
-      name, ": HALNORM_CUDA calls take f32 ", name, " (got ", DtypeName(t->dtype),
-      "); 16-bit parameters run on CPU tensors only for now"));
+absl::StatusOr<const halnorm_tensor*> CudaCall::AsF32(const halnorm_tensor* t,
+                                                      halnorm_tensor* scratch) {
+  if (t == nullptr || t->dtype == HALNORM_F32) return t;
+  const int64_t count = NumElements(*t);
+  absl::StatusOr<float*> values = Scratch(count);
+  if (!values.ok()) return values.status();
+  HALNORM_RETURN_IF_ERROR(ConvertParamOnCuda(driver_, context_, static_cast<CUstream>(stream_),
+                                             t->dtype, ParamConversion::kToF32, t->data, *values,
+                                             count));
+  *scratch = DenseTensor(*values, HALNORM_F32, HALNORM_CUDA,
+                         std::vector<int64_t>(t->shape, t->shape + t->rank));
+  return scratch;
+}
+
+absl::StatusOr<float*> CudaCall::F32Output(const halnorm_tensor& out) {
+  if (out.dtype == HALNORM_F32) return static_cast<float*>(out.data);
+  return Scratch(NumElements(out));
+}
+
+absl::Status CudaCall::FinishParam(const float* values, const halnorm_tensor& out) {
+  if (out.dtype == HALNORM_F32) return absl::OkStatus();
+  return ConvertParamOnCuda(driver_, context_, static_cast<CUstream>(stream_), out.dtype,
+                            ParamConversion::kFromF32, values, out.data, NumElements(out));
 }
 
 }  // namespace halnorm::internal

@@ -39,18 +39,25 @@ class CudaCall {
   // Zeroes `bytes` of device memory at `data` (in stream order).
   absl::Status Zero(void* data, int64_t bytes);
 
+  // The per-feature parameter `t` (contiguous) as the f32 values the
+  // kernels read: itself when f32, else a converted copy in scratch (in
+  // stream order). `t` null: null.
+  absl::StatusOr<const halnorm_tensor*> AsF32(const halnorm_tensor* t, halnorm_tensor* scratch);
+
+  // Where the kernel's f32 dweight/dbias for `out` go: out's own memory
+  // when f32, else scratch, which FinishParam then stores into `out`.
+  absl::StatusOr<float*> F32Output(const halnorm_tensor& out);
+  absl::Status FinishParam(const float* values, const halnorm_tensor& out);
+
  private:
   CudaCall(const CudaDriver& driver, CUcontext context, void* stream);
 
   const CudaDriver& driver_;
+  CUcontext context_;
   void* stream_;
   ScopedCudaCall scope_;
   std::vector<CUdeviceptr> scratch_;
 };
-
-// HALNORM_CUDA calls take weight and bias in f32 (the kernels read f32 and
-// there is no device-side conversion yet): Unimplemented naming `name` else.
-absl::Status CheckCudaParameter(const halnorm_tensor* t, const char* name);
 
 }  // namespace halnorm::internal
 

@@ -70,10 +70,6 @@ constexpr KernelArg kRowArguments[] = {KernelArg::kX,  KernelArg::kY,  KernelArg
 
 constexpr char kConfigRefusal[] = " config does not fit this call: ";
 
-// The shared memory a block may use: CUDA's limit without opting in to
-// more, and within what PoCL's CPU device offers.
-constexpr int64_t kMaxSharedBytes = 48 * 1024;
-
 int Slot(const Variant& variant, KernelArg arg) {
   return variant.slots[static_cast<int>(arg)];
 }
@@ -125,17 +121,10 @@ absl::Status CheckGpuConfigFits(const Variant& variant, void** args) {
                                                       " (another config of its target runs it)"));
   };
   const int vector = ConfigKnob(variant, "vector_width");
-  const int rows_per_block = ConfigKnob(variant, "rows_per_block");
   for (KernelArg arg : kRowArguments) {
     const int i = Slot(variant, arg);
     if (i < 0 || IsUnreadPlaceholder(variant, args, i)) continue;
     const auto* buffer = static_cast<const halide_buffer_t*>(args[i]);
-    // The staged rows in f32, beside the lane sums (two per lane at most).
-    const int64_t lanes = ConfigKnob(variant, "threads") * vector;
-    if (ConfigKnob(variant, "stage_row") == 1 &&
-        (buffer->dim[0].extent + 2 * lanes) * rows_per_block * 4 > kMaxSharedBytes) {
-      return refuse("it stages rows of f32 in ", kMaxSharedBytes, " bytes of shared memory");
-    }
     if (vector <= 1) continue;
     const uint64_t address = buffer->host != nullptr
                                  ? reinterpret_cast<uintptr_t>(buffer->host)

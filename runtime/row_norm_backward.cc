@@ -105,11 +105,6 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   const RowGeometry g = GeometryOf(*a.x, a.opt);
   HALNORM_RETURN_IF_ERROR(Check(a, g));
   const bool on_cuda = a.x->device == HALNORM_CUDA;
-  if (on_cuda) {
-    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.weight, "weight"));
-    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.dweight, "dweight"));
-    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.dbias, "dbias"));
-  }
   RowBatch batch(g.hidden, g.leading_extents);
   const int vector_alignment =  // only CUDA dispatch reads it
       on_cuda ? RowVectorAlignment(g.hidden, g.leading, {a.dy, a.x, a.dx, a.opt.residual}) : 1;
@@ -130,7 +125,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     for (halnorm_tensor* t : {a.dweight, a.dbias}) {
       if (t == nullptr) continue;
       if (on_cuda) {
-        HALNORM_RETURN_IF_ERROR(cuda->Zero(t->data, g.hidden * sizeof(float)));
+        HALNORM_RETURN_IF_ERROR(cuda->Zero(t->data, g.hidden * DtypeBytes(t->dtype)));
       } else {
         StoreFromF32(zeros.data(), g.hidden, *t);
       }
@@ -163,10 +158,9 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   const PiecePartials partials{"x", g.hidden * 4,
                                gpu ? 0 : RowsPerChunk(r_extent, g.hidden, a.x->dtype)};
   const PieceOperand weight_operand{"weight", g.hidden, 4, 0, 0};
-  HALNORM_RETURN_IF_ERROR(
-      batch.Split(a.weight ? absl::MakeConstSpan(&weight_operand, 1)
-                           : absl::Span<const PieceOperand>(),
-                  partials));
+  HALNORM_RETURN_IF_ERROR(batch.Split(
+      a.weight ? absl::MakeConstSpan(&weight_operand, 1) : absl::Span<const PieceOperand>(),
+      partials));
   if (on_cuda && batch.piece_count() > 1) {
     return absl::UnimplementedError(absl::StrCat(
         "x: on HALNORM_CUDA, a backward call on tensors past what one kernel call addresses "
@@ -177,8 +171,16 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   }
 
   // CPU tensors: the offset is folded into the f32 weight here; CUDA
-  // weights are used in place and the kernel adds it (weight_offset).
-  F32Param weight(a.weight, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
+  // weights are used in place (16-bit ones converted on the device) and the
+  // kernel adds it (weight_offset).
+  const halnorm_tensor* weight_f32 = a.weight;
+  halnorm_tensor weight_scratch;
+  if (on_cuda) {
+    absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(a.weight, &weight_scratch);
+    if (!f32.ok()) return f32.status();
+    weight_f32 = *f32;
+  }
+  F32Param weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
   if (on_cuda) MoveToCudaDevice(weight.buffer());
   const halide_type_t f32 = HalideType(HALNORM_F32);
 
@@ -192,15 +194,19 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   float* dbias_partials = nullptr;
   if (on_cuda) {
     // The kernel's sums go straight into dweight/dbias (f32, contiguous), or
-    // into device scratch for the ones the caller did not ask for.
+    // into device scratch: for 16-bit ones (converted after the kernel) and
+    // for the ones the caller did not ask for.
     if (partial_count != g.hidden) {
       return absl::UnimplementedError(
           "x: on HALNORM_CUDA, the backward pass needs rows that fold into one strided dim "
           "(a permuted or padded view of several leading dims is CPU-only for now)");
     }
-    for (auto [out, partials] : {std::pair{a.dweight, &dweight_partials}, {a.dbias, &dbias_partials}}) {
+    for (auto [out, partials] :
+         {std::pair{a.dweight, &dweight_partials}, {a.dbias, &dbias_partials}}) {
       if (out != nullptr) {
-        *partials = static_cast<float*>(out->data);
+        absl::StatusOr<float*> f32 = cuda->F32Output(*out);
+        if (!f32.ok()) return f32.status();
+        *partials = *f32;
       } else if (partials == &dweight_partials || a.op == Op::kLayerNorm) {
         absl::StatusOr<float*> scratch = cuda->Scratch(g.hidden);
         if (!scratch.ok()) return scratch.status();
@@ -244,7 +250,11 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
 
-  if (on_cuda) return absl::OkStatus();
+  if (on_cuda) {
+    if (a.dweight) HALNORM_RETURN_IF_ERROR(cuda->FinishParam(dweight_partials, *a.dweight));
+    if (a.dbias) HALNORM_RETURN_IF_ERROR(cuda->FinishParam(dbias_partials, *a.dbias));
+    return absl::OkStatus();
+  }
   if (a.dweight) StoreSumOfPartials(dweight_partials, partial_count, g.hidden, *a.dweight);
   if (a.dbias) StoreSumOfPartials(dbias_partials, partial_count, g.hidden, *a.dbias);
   return absl::OkStatus();

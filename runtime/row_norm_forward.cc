@@ -12,8 +12,8 @@
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
-#include "runtime/streaming_stores.h"
 #include "runtime/status.h"
+#include "runtime/streaming_stores.h"
 #include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {
@@ -64,16 +64,12 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   const RowGeometry g = GeometryOf(*a.x, a.opt);
   HALNORM_RETURN_IF_ERROR(Check(a, g));
   const bool on_cuda = a.x->device == HALNORM_CUDA;
-  if (on_cuda) {
-    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.weight, "weight"));
-    HALNORM_RETURN_IF_ERROR(CheckCudaParameter(a.bias, "bias"));
-  }
   const bool residual = a.opt.residual != nullptr;
   RowBatch batch(g.hidden, g.leading_extents);
   const int vector_alignment =  // only CUDA dispatch reads it
-      on_cuda ? RowVectorAlignment(g.hidden, g.leading,
-                                   {a.x, a.y, a.opt.residual, a.opt.residual_out})
-              : 1;
+      on_cuda
+          ? RowVectorAlignment(g.hidden, g.leading, {a.x, a.y, a.opt.residual, a.opt.residual_out})
+          : 1;
   const KernelRequest request{a.op,     Direction::kForward, a.x->dtype,  residual,
                               g.hidden, batch.rows(),        a.x->device, vector_alignment};
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
@@ -119,9 +115,21 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       batch.Split(absl::MakeConstSpan(per_call, per_call_count), PiecePartials{}));
 
   // CPU tensors: the offset is folded into the f32 weight here; CUDA
-  // weights are used in place and the kernel adds it (weight_offset).
-  F32Param weight(a.weight, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
-  F32Param bias(a.bias, g.hidden, a.x->data);
+  // weights are used in place (16-bit ones converted on the device) and the
+  // kernel adds it (weight_offset).
+  const halnorm_tensor* weight_f32 = a.weight;
+  const halnorm_tensor* bias_f32 = a.bias;
+  halnorm_tensor weight_scratch, bias_scratch;
+  if (on_cuda) {
+    for (auto [param, scratch] :
+         {std::pair{&weight_f32, &weight_scratch}, {&bias_f32, &bias_scratch}}) {
+      absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(*param, scratch);
+      if (!f32.ok()) return f32.status();
+      *param = *f32;
+    }
+  }
+  F32Param weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
+  F32Param bias(bias_f32, g.hidden, a.x->data);
   if (on_cuda) {
     MoveToCudaDevice(weight.buffer());
     MoveToCudaDevice(bias.buffer());

@@ -46,7 +46,7 @@ absl::Span<const Variant> AllVariants();
 // This build has kernels for `device` (CUDA: x86-64 builds).
 bool BuildHasDevice(Device device);
 
-// The value of knob `key` in a variant's config ("threads=32 stage_row=true"),
+// The value of knob `key` in a variant's config ("threads=32 rows_per_block=4"),
 // booleans as 1/0; -1 when the config has no such knob.
 int ConfigKnob(const Variant& variant, const char* key);
 

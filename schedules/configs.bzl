@@ -28,18 +28,20 @@ HAND_CHANNEL_NORM_CPU_CONFIGS = {
 }
 
 # GPU configs (schedules/row_norm_gpu.cc), the same for CUDA and OpenCL.
-# vector_width: elements a thread loads a step. 4 for every dtype: on an H100
-# 8 bf16/f16 elements (16 bytes) a step ran at half the speed of 4 (LayerNorm
-# bf16 4096x1024 forward: 609 vs 1277 GB/s).
-# The runtime picks among them by their knobs (runtime/gpu_dispatch.h): rows
-# that are not whole aligned vectors take the vector_width = 1 one;
-# the others go by hidden size: a warp per row up to 1024 elements, a staged
-# block per row up to 4096, a looped block per row beyond.
+# threads: a row's threads (32: a warp per row, rows_per_block rows a
+# block); vector_width: elements a thread loads a step (8 ran at 0.5-0.9x
+# of 4 on an H100, every op and dtype). The runtime picks among them by
+# their knobs (runtime/cuda_dispatch.h): the vector_width = 1 one for rows
+# that are not whole aligned vectors, else the one whose threads suit the
+# row's bytes.
 _GPU_ROW_NORM_CONFIGS = [
-    {"threads": 32, "rows_per_block": 4, "vector_width": 4, "stage_row": "false"},
-    {"threads": 256, "rows_per_block": 1, "vector_width": 4, "stage_row": "true"},
-    {"threads": 512, "rows_per_block": 1, "vector_width": 4, "stage_row": "false"},
-    {"threads": 128, "rows_per_block": 1, "vector_width": 1, "stage_row": "false"},
+    {"threads": 32, "rows_per_block": 4, "vector_width": 4},
+    {"threads": 64, "rows_per_block": 4, "vector_width": 4},
+    {"threads": 128, "rows_per_block": 2, "vector_width": 4},
+    {"threads": 256, "rows_per_block": 1, "vector_width": 4},
+    {"threads": 512, "rows_per_block": 1, "vector_width": 4},
+    {"threads": 1024, "rows_per_block": 1, "vector_width": 4},
+    {"threads": 128, "rows_per_block": 1, "vector_width": 1},
 ]
 
 GPU_ROW_NORM_CONFIGS = {

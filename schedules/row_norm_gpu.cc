@@ -3,13 +3,13 @@
 //
 // A block normalizes rows_per_block rows. Each row is read by `threads`
 // threads, each loading `vector` contiguous elements a step (one vector
-// load), so a step of a row's threads is one coalesced span. The statistics
-// reduce the threads' partial sums in halving stages
-// (RowReduction::ThreadSum), then the output map reads the row again (from
-// L1/L2, or from shared memory when the row is staged there). Backward's
-// dweight/dbias partials are a second kernel over fixed row chunks, summed
-// over the chunks in order by a third, so they do not depend on the launch
-// shape.
+// load), so a step of a row's threads is one coalesced span. Each thread
+// sums its own elements in registers; the threads' sums are then folded
+// through shared memory in as few stages as RowReduction::RadixFolds
+// allows (a barrier each), and the output map reads the row again (L1/L2).
+// Backward's dweight/dbias partials are a second kernel over fixed row
+// chunks, summed over the chunks in order by one more kernel per output, so
+// they do not depend on the launch shape.
 #include "schedules/row_norm_schedule.h"
 
 #include <algorithm>
@@ -26,7 +26,7 @@ namespace {
 // The row loops every per-element output (y, residual_out, dx) shares, so
 // they run in one kernel (compute_with). A row's threads are gpu_threads x,
 // the block's rows gpu_threads y; the statistics are computed per block,
-// the halving stages through shared memory.
+// the fold stages through shared memory.
 //
 // CUDA and OpenCL share this code as it is: it does not use gpu_lanes()
 // (warp shuffles), deliberately. Halide 14's OpenCL backend rejects it, and
@@ -39,6 +39,13 @@ namespace {
 // Elements every shared allocation's innermost storage extent is rounded up
 // to (see ScheduleRowStatistics): the widest vector of f32 lane sums.
 constexpr int kSharedAlignment = 8;
+
+// Threads of a column-walk block (ScheduleColumnWalk).
+constexpr int kColumnThreads = 128;
+
+struct ColumnLoops {
+  Var span{"span"}, column{"column"};
+};
 
 struct RowLoops {
   Var block{"block"}, row{"row"}, step{"step"}, in_step{"in_step"}, t{"t"}, v{"v"};
@@ -60,64 +67,72 @@ void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
 }
 
 // The statistics of each of the block's rows: lane accumulators walking the
-// row, the threads' halving stages, then the per-row scalars (one thread
-// per row), all inside `at`'s kernel.
+// row, the threads' fold stages, then the per-row scalars (one thread per
+// row), all inside `at`'s kernel.
 void ScheduleRowStatistics(Func lane_sums, const std::vector<Func>& fold_stages,
-                           const std::vector<Func>& stats, Halide::RVar chunk, Halide::RVar tail,
-                           Var lane, Var r, LoopLevel at, const GpuRowNormKnobs& knobs) {
-  const int vector = knobs.vector, rows_per_block = knobs.rows_per_block;
-  Var thread("thread"), v("v");
+                           const std::vector<Func>& stats, Var lane, Var r, LoopLevel at,
+                           const GpuRowNormKnobs& knobs) {
+  const int rows_per_block = knobs.rows_per_block;
   // Halide 14 pools a block's shared allocations into one buffer and
-  // indexes the vectorized ones (lane_sums, a staged row) in whole vectors
-  // from their offset: every allocation must hold whole vectors, or the
-  // ones after it are read and written misaligned. And it sizes them for
-  // the call's largest block while the threads index a full one: storage
-  // for every row of a block, even where no block of the call is full.
+  // indexes vectorized ones in whole vectors from their offset: every
+  // allocation holds whole vectors, or the ones after it would be read and
+  // written misaligned. And it sizes them for the call's largest block
+  // while the threads index a full one: storage for every row of a block,
+  // even where no block of the call is full.
   for (Func f : fold_stages) {
     f.align_storage(lane, kSharedAlignment).align_storage(r, rows_per_block);
   }
-  for (Func f : stats) f.align_storage(r, std::max(kSharedAlignment, rows_per_block));
-  lane_sums.align_storage(r, rows_per_block);
-  lane_sums.compute_at(at).split(lane, thread, v, vector).vectorize(v).gpu_threads(thread, r);
-  lane_sums.update()
-      .split(lane, thread, v, vector)
-      .vectorize(v)
-      .reorder(v, chunk, thread, r)
-      .gpu_threads(thread, r);
+  // A fixed size for the per-row scalars: Halide cannot simplify the
+  // per-block bounds it infers for them (the row guards of the fused
+  // per-row outputs), and would size them with a host loop over all blocks
+  // before each launch (~6 ns a row: more than the kernel itself at M =
+  // 4096, N = 2048).
+  for (Func f : stats) f.bound_storage(r, std::max(kSharedAlignment, rows_per_block));
+  // Each thread's accumulators live in its registers, computed inside the
+  // thread's own-vector sum (the first fold stage): no shared round trip
+  // and no barriers for them.
+  lane_sums.compute_at(fold_stages.front(), lane).vectorize(lane);
+  lane_sums.update().vectorize(lane);
   for (Func stage : fold_stages) stage.compute_at(at).gpu_threads(lane, r);
-  for (Func stat : stats) {
-    stat.compute_at(at).gpu_threads(r);
-    if (stat.has_update_definition()) stat.update().reorder(tail, r).gpu_threads(r);
-  }
+  for (Func stat : stats) stat.compute_at(at).gpu_threads(r);
 }
 
-// out(n, c, b) = 0, then += over `walk`, in order: a thread per column n.
-void ScheduleColumnSum(Func out, Var n, Var c, Var b, Halide::RVar walk) {
-  constexpr int kThreads = 128;
-  Var span("span"), column("column");
-  out.split(n, span, column, kThreads, TailStrategy::GuardWithIf)
-      .gpu_blocks(span, c, b)
-      .gpu_threads(column);
-  out.update()
-      .split(n, span, column, kThreads, TailStrategy::GuardWithIf)
-      .reorder(walk, column, span, c, b)
-      .gpu_blocks(span, c, b)
-      .gpu_threads(column);
+// out(n, c, b) = walk(n, c, b), a walk over `rows` in order: a thread per
+// column n, coalesced across the block's threads, a block per column span
+// (and c, b). The walk runs in the thread's registers, unrolled so that its
+// independent loads are in flight together (the adds stay in order).
+void ScheduleColumnWalk(Func out, Func walk, Var n, Var c, Var b, Halide::RVar rows,
+                        const ColumnLoops& loops) {
+  constexpr int kUnroll = 8;
+  out.split(n, loops.span, loops.column, kColumnThreads, TailStrategy::GuardWithIf)
+      .gpu_blocks(loops.span, c, b)
+      .gpu_threads(loops.column);
+  Halide::RVar rows_outer("rows_outer"), rows_inner("rows_inner");
+  walk.compute_at(out, loops.column);
+  walk.update().split(rows, rows_outer, rows_inner, kUnroll, TailStrategy::GuardWithIf)
+      .unroll(rows_inner);
 }
 
 }  // namespace
 
-// Measured (bazel run //bench:gpu_bench on one H100 80GB HBM3, 2026-11-22;
-// device-to-device copy 3012 GB/s), M = 4096, GB/s (fraction of the copy):
-//   N      LayerNorm fwd bf16 / f32    RMSNorm fwd bf16 / f32    LayerNorm bwd bf16
-//   768     987 (0.33) / 1871 (0.62)   1190 (0.40) / 2425 (0.81)   424 (0.14)
-//   1024   1289 (0.43) / 2136 (0.71)   1630 (0.54) / 3186 (1.06)   532 (0.18)
-//   4096   1076 (0.36) / 1741 (0.58)   1992 (0.66) / 2647 (0.88)   724 (0.24)
-//   16384  1796 (0.60) / 2158 (0.72)   2607 (0.87) / 2698 (0.90)   914 (0.30)
+// Measured (bazel run //bench:gpu_bench on one H100 80GB HBM3, 2026-11-26;
+// device-to-device copy 3012 GB/s), M = 4096, fraction of the copy,
+// 2026-11-22 schedules -> these (register accumulators, radix folds, the
+// parallel tail, one partials walk, dispatch by row bytes, f16 through cvt):
+//   N       LayerNorm fwd bf16 / f16 / f32        LayerNorm bwd bf16 / f32
+//   768     0.40 0.35 0.71 -> 0.46 0.54 0.83      0.15 0.26 -> 0.26 0.42
+//   1024    0.46 0.40 0.76 -> 0.53 0.66 0.85      0.18 0.28 -> 0.30 0.41
+//   2048    0.30 0.30 0.46 -> 0.66 0.74 0.74      0.19 0.31 -> 0.30 0.43
+//   4096    0.36 0.36 0.58 -> 0.62 0.70 0.85      0.24 0.36 -> 0.33 0.49
+//   8192    0.51 0.42 0.68 -> 0.76 0.83 0.86      0.26 0.40 -> 0.39 0.53
+//   16384   0.61 0.50 0.75 -> 0.79 0.85 0.80      0.30 0.36 -> 0.41 0.54
+//   RMSNorm fwd bf16 0.50-0.87 -> 0.57-0.87, f16 0.19-0.68 -> 0.66-1.03,
+//   f32 0.59-1.06 -> 0.82-1.04; bwd bf16 0.23-0.41 -> 0.33-0.47.
 // A call whose blocks all fit on the GPU at once takes as long as one
-// block's chain of dependent steps (barriers, shared-memory stages, the
-// serial per-row scalars), which is what keeps the smaller rows short of the
-// copy; the backward also reads dy and x again for the partials.
+// block's chain of dependent steps (loads, fold barriers, the per-row
+// scalars), which keeps the smaller rows short of the copy. The backward
+// reads dy and x twice (dx, then the partials' walk: ~40% of its time at
+// 4096 x 4096 by ncu), so it stays near half of the copy.
 void ScheduleRowNormForwardGpu(RowNormForwardFuncs f, const GpuRowNormKnobs& knobs) {
   const RowLoops loops;
   ScheduleRowMap(f.y, f.n, f.r, f.b, knobs, loops);
@@ -132,33 +147,29 @@ void ScheduleRowNormForwardGpu(RowNormForwardFuncs f, const GpuRowNormKnobs& kno
         .gpu_threads(loops.row)
         .compute_with(f.y, loops.block);
   }
-  if (knobs.stage_row) {
-    Var thread("thread"), v("v"), step("step"), in_step("in_step");
-    f.h.compute_at(f.y, loops.block)
-        .store_in(Halide::MemoryType::GPUShared)
-        .split(f.n, in_step, v, knobs.vector, TailStrategy::RoundUp)
-        .split(in_step, step, thread, knobs.threads, TailStrategy::GuardWithIf)
-        .vectorize(v)
-        .reorder(v, thread, step, f.r)
-        .gpu_threads(thread, f.r);
-  }
-  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.chunk, f.tail, f.lane, f.r,
+  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.lane, f.r,
                         LoopLevel(f.y, loops.block), knobs);
 }
 
 void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& knobs) {
   const RowLoops loops;
   ScheduleRowMap(f.dx, f.n, f.r, f.b, knobs, loops);
-  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.chunk, f.tail, f.lane, f.r,
+  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.lane, f.r,
                         LoopLevel(f.dx, loops.block), knobs);
-  // Partials, then their sums: a thread per column, walking its chunk's
-  // rows (then the chunks) in order, coalesced across the block's threads;
-  // a block per column span (and chunk).
-  for (Func partial : f.partials) {
-    partial.compute_root();
-    ScheduleColumnSum(partial, f.n, f.c, f.b, f.in_chunk);
+  // The partials' walk over row chunks (dweight's and dbias's together, a
+  // Tuple: one read of dy), then a kernel per output walking the chunks.
+  // (One kernel for both outputs, by compute_with, trips an internal error
+  // in Halide 14's PartitionLoops; the chunk sums are small.)
+  const ColumnLoops columns;
+  f.partials[0].compute_root();
+  ScheduleColumnWalk(f.partials[0], f.partial_walks[0], f.n, f.c, f.b, f.in_chunk, columns);
+  std::vector<Func> walks = {f.partial_sum_walks[0]};  // clones first: they copy the schedule
+  for (size_t i = 1; i < f.partial_sums.size(); i++) {
+    walks.push_back(walks[0].clone_in(f.partial_sums[i]));
   }
-  for (Func sum : f.partial_sums) ScheduleColumnSum(sum, f.n, f.c, f.b, f.over_chunks);
+  for (size_t i = 0; i < f.partial_sums.size(); i++) {
+    ScheduleColumnWalk(f.partial_sums[i], walks[i], f.n, f.c, f.b, f.over_chunks, columns);
+  }
 }
 
 }  // namespace halnorm

@@ -38,6 +38,8 @@ struct RowNormBackwardFuncs {
   Halide::Func dx;                          // (n, r, b)
   std::vector<Halide::Func> partials;       // dweight/dbias partial sums, (n, c, b)
   std::vector<Halide::Func> partial_sums;   // GPU: the outputs, partials summed over c
+  std::vector<Halide::Func> partial_walks;      // GPU: partials' walks over in_chunk
+  std::vector<Halide::Func> partial_sum_walks;  // GPU: partial_sums' walks over over_chunks
   Halide::Func lane_sums;                   // per-lane partial row sums (lane, r, b)
   Halide::Func lane_fold;                   // CPU: lane_sums folded to one vector
   std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving
@@ -72,7 +74,6 @@ struct GpuRowNormKnobs {
   int threads;         // per row: 32 = a warp per row; more = a block per row
   int rows_per_block;  // rows a block normalizes side by side (warp per row)
   int vector;          // elements a thread loads a step: 4, or 1 where rows are unaligned
-  bool stage_row;      // forward: keep the row in shared memory between its two reads
 };
 
 // Funcs are handles: the copy schedules the generator's pipeline.

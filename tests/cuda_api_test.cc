@@ -53,7 +53,8 @@ class CudaApiTest : public ::testing::TestWithParam<VariantAndCase> {
   }
 
   // Runs `problem` on device copies of its tensors and copies the outputs
-  // back; skips calls the CUDA path does not take yet (16-bit parameters).
+  // back; skips calls the CUDA path does not take yet (a backward on views
+  // whose rows do not fold into one dim).
   template <typename Problem>
   void RunOnDevice(Problem& problem) {
     const int rc = problem.RunPublic(mirror_->Views());

@@ -23,7 +23,7 @@ _FAMILIES = {
             "fwd": struct(
                 generator = "row_norm_forward",
                 knobs = ["vector_width", "accumulators", "rows_per_task", "stats_rows"],
-                gpu_knobs = ["threads", "rows_per_block", "vector_width", "stage_row"],
+                gpu_knobs = ["threads", "rows_per_block", "vector_width"],
                 residual = [False, True],
                 streamed = ["y", "residual_out"],
             ),

@@ -1,0 +1,148 @@
+// The CUDA parameter conversions (runtime/cuda_param_convert.h): their PTX
+// assembles with ptxas for sm_80 and sm_90 (skipped without a CUDA toolkit),
+// and on a GPU they give the host conversions' bits for every 16-bit
+// pattern and for f32 values around every rounding case (skipped without a
+// GPU).
+#include "runtime/cuda_param_convert.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "runtime/half_float.h"
+#include "runtime/variant_registry.h"
+
+namespace halnorm::internal {
+namespace {
+
+std::string FindPtxas() {
+  for (const char* candidate : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"}) {
+    if (std::ifstream(candidate).good()) return candidate;
+  }
+  return "";
+}
+
+TEST(CudaParamConvertTest, PtxAssembles) {
+  const std::string ptxas = FindPtxas();
+  if (ptxas.empty()) GTEST_SKIP() << "SKIPPED: no CUDA toolkit here (no ptxas)";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmp != nullptr ? tmp : "/tmp";
+  const std::string ptx = dir + "/param_convert.ptx";
+  std::ofstream(ptx) << ParamConvertPtx();
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    const std::string command =
+        absl::StrCat(ptxas, " -arch=", arch, " -o ", dir, "/", arch, ".cubin ", ptx, " 2>&1");
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  }
+}
+
+TEST(CudaParamConvertTest, RefusesF32) {
+  EXPECT_EQ(ConvertParamOnCuda(CudaDriver{}, nullptr, nullptr, HALNORM_F32, ParamConversion::kToF32,
+                               nullptr, nullptr, 1)
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+class OnGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<const CudaDriver*> driver = LoadCudaDriver();
+    if (!driver.ok()) GTEST_SKIP() << driver.status().message();
+    driver_ = *driver;
+    absl::StatusOr<CUcontext> context = PrimaryContext(*driver_, 0);
+    ASSERT_TRUE(context.ok()) << context.status();
+    context_ = *context;
+    ASSERT_EQ(driver_->cuCtxSetCurrent(context_), 0);
+  }
+
+  // Runs the conversion on a device copy of `in` (count elements of
+  // in_bytes each) and returns the out_bytes-element result's bytes.
+  std::vector<uint8_t> Convert(halnorm_dtype dtype, ParamConversion conversion, const void* in,
+                               int64_t count) {
+    const bool to_f32 = conversion == ParamConversion::kToF32;
+    const size_t in_bytes = count * (to_f32 ? 2 : 4), out_bytes = count * (to_f32 ? 4 : 2);
+    CUdeviceptr src = 0, dst = 0;
+    EXPECT_EQ(driver_->cuMemAlloc_v2(&src, in_bytes), 0);
+    EXPECT_EQ(driver_->cuMemAlloc_v2(&dst, out_bytes), 0);
+    EXPECT_EQ(driver_->cuMemcpyHtoD_v2(src, in, in_bytes), 0);
+    absl::Status status =
+        ConvertParamOnCuda(*driver_, context_, nullptr, dtype, conversion,
+                           reinterpret_cast<void*>(src), reinterpret_cast<void*>(dst), count);
+    EXPECT_TRUE(status.ok()) << status;
+    std::vector<uint8_t> out(out_bytes);
+    EXPECT_EQ(driver_->cuMemcpyDtoH_v2(out.data(), dst, out_bytes), 0);
+    driver_->cuMemFree_v2(src);
+    driver_->cuMemFree_v2(dst);
+    return out;
+  }
+
+  const CudaDriver* driver_ = nullptr;
+  CUcontext context_ = nullptr;
+};
+
+TEST_F(OnGpu, EveryHalfPatternToF32) {
+  std::vector<uint16_t> patterns(1 << 16);
+  for (size_t i = 0; i < patterns.size(); i++) patterns[i] = static_cast<uint16_t>(i);
+  for (halnorm_dtype dtype : {HALNORM_F16, HALNORM_BF16}) {
+    const std::vector<uint8_t> out =
+        Convert(dtype, ParamConversion::kToF32, patterns.data(), patterns.size());
+    for (size_t i = 0; i < patterns.size(); i++) {
+      float got;
+      std::memcpy(&got, out.data() + 4 * i, 4);
+      const float want = dtype == HALNORM_F16 ? HalfToFloat(patterns[i]) : Bf16ToFloat(patterns[i]);
+      if (want != want) {
+        EXPECT_NE(got, got) << DtypeName(dtype) << " pattern " << i;
+      } else {
+        EXPECT_EQ(std::memcmp(&got, &want, 4), 0) << DtypeName(dtype) << " pattern " << i;
+      }
+    }
+  }
+}
+
+TEST_F(OnGpu, F32ToHalfRoundsAsTheHost) {
+  // Every 16-bit pattern widened, plus neighbours and midpoints between
+  // them (ties to even), plus random bits (NaNs, infinities, subnormals).
+  std::vector<float> values;
+  for (uint32_t i = 0; i < (1u << 16); i++) {
+    for (uint32_t low : {0u, 1u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+      const uint32_t bits = (i << 16) | low;
+      float v;
+      std::memcpy(&v, &bits, 4);
+      values.push_back(v);
+    }
+    values.push_back(HalfToFloat(static_cast<uint16_t>(i)));
+  }
+  std::mt19937 random(7);
+  for (int i = 0; i < (1 << 16); i++) {
+    const uint32_t bits = random();
+    float v;
+    std::memcpy(&v, &bits, 4);
+    values.push_back(v);
+  }
+  for (halnorm_dtype dtype : {HALNORM_F16, HALNORM_BF16}) {
+    const std::vector<uint8_t> out =
+        Convert(dtype, ParamConversion::kFromF32, values.data(), values.size());
+    int mismatches = 0;
+    for (size_t i = 0; i < values.size() && mismatches < 10; i++) {
+      uint16_t got;
+      std::memcpy(&got, out.data() + 2 * i, 2);
+      const uint16_t want = dtype == HALNORM_F16 ? FloatToHalf(values[i]) : FloatToBf16(values[i]);
+      const bool got_nan = dtype == HALNORM_F16 ? HalfToFloat(got) != HalfToFloat(got)
+                                                : Bf16ToFloat(got) != Bf16ToFloat(got);
+      if (values[i] != values[i] ? !got_nan : got != want) {
+        ADD_FAILURE() << DtypeName(dtype) << " " << values[i] << ": got 0x" << std::hex << got
+                      << ", want 0x" << want;
+        mismatches++;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace halnorm::internal
