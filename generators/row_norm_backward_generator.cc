@@ -139,8 +139,6 @@ class RowNormBackward : public Generator<RowNormBackward> {
         Expr sum = RowReduction::Element(walk, i, {n, c, b});
         Expr other = t.other_factor.defined() ? Expr(t.other_factor(n, row, b)) : Expr();
         Expr next = fma.Accumulate(sum, t.factor(n, row, b), other);
-        // GPU: rows past the end add nothing (a select, not a predicate), so
-        // the unrolled walk's loads need no branch around them.
         walked.push_back(gpu ? select(chunk_row < rows, next, sum) : next);
       }
       walk(n, c, b) = Tuple(walked);

@@ -37,7 +37,7 @@ namespace {
 // split. A warp-per-row config (threads = 32) reduces through shared memory.
 
 // Elements every shared allocation's innermost storage extent is rounded up
-// to (see ScheduleRowStatistics): the widest vector of f32 lane sums.
+// to (see ScheduleRowStatistics): the widest f32 vector a stage may read.
 constexpr int kSharedAlignment = 8;
 
 // Threads of a column-walk block (ScheduleColumnWalk).
