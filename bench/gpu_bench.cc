@@ -96,6 +96,29 @@ halnorm_tensor Tensor(CUdeviceptr data, halnorm_dtype dtype, const std::vector<i
 }
 
 int Run() {
+  std::vector<int64_t> hiddens;
+  for (absl::string_view s : absl::StrSplit(absl::GetFlag(FLAGS_hidden), ',')) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(s, &n) || n <= 0) {
+      std::fprintf(stderr, "--hidden: '%s' is not a positive integer\n", std::string(s).c_str());
+      return 2;
+    }
+    hiddens.push_back(n);
+  }
+  const std::vector<std::string> ops = absl::StrSplit(absl::GetFlag(FLAGS_ops), ',');
+  const std::vector<std::string> dtypes = absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',');
+  for (const std::string& op : ops) {
+    if (op != "layer_norm" && op != "rms_norm") {
+      std::fprintf(stderr, "--ops: unknown op '%s' (layer_norm, rms_norm)\n", op.c_str());
+      return 2;
+    }
+  }
+  for (const std::string& dtype : dtypes) {
+    if (dtype != "bf16" && dtype != "f16" && dtype != "f32") {
+      std::fprintf(stderr, "--dtypes: unknown dtype '%s' (bf16, f16, f32)\n", dtype.c_str());
+      return 2;
+    }
+  }
   absl::StatusOr<const CudaDriver*> loaded = internal::LoadCudaDriver();
   if (!loaded.ok()) {
     std::printf("gpu_bench: %s\n", std::string(loaded.status().message()).c_str());
@@ -115,11 +138,6 @@ int Run() {
   const int iterations = absl::GetFlag(FLAGS_iterations);
   const int repeats = absl::GetFlag(FLAGS_repeats);
   const int64_t rows = absl::GetFlag(FLAGS_rows);
-  std::vector<int64_t> hiddens;
-  for (absl::string_view s : absl::StrSplit(absl::GetFlag(FLAGS_hidden), ',')) {
-    int64_t n = 0;
-    if (absl::SimpleAtoi(s, &n)) hiddens.push_back(n);
-  }
   const int64_t max_hidden = *std::max_element(hiddens.begin(), hiddens.end());
 
   // Device-to-device copy of 1 GiB: bytes read plus bytes written.
@@ -152,8 +170,6 @@ int Run() {
     CHECK_CUDA(d.cuMemsetD8_v2(*p, 0x3c, max_hidden * 4));
   }
 
-  const std::vector<std::string> ops = absl::StrSplit(absl::GetFlag(FLAGS_ops), ',');
-  const std::vector<std::string> dtypes = absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',');
   for (const std::string& op : ops) {
     const bool rms = op == "rms_norm";
     for (const std::string& dtype_name : dtypes) {
