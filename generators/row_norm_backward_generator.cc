@@ -168,8 +168,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
         f.partial_sums.push_back(out);
       }
       f.partials = {chunk_sums};
-      f.partial_walks = {chunk_walk};
-      f.partial_sum_walks = {chunks_walk};
+      f.partial_walk = chunk_walk;
+      f.partial_sum_walk = chunks_walk;
     }
 
     for (int d = 0; d < 3; d++) {

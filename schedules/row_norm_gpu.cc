@@ -162,8 +162,8 @@ void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& k
   // in Halide 14's PartitionLoops; the chunk sums are small.)
   const ColumnLoops columns;
   f.partials[0].compute_root();
-  ScheduleColumnWalk(f.partials[0], f.partial_walks[0], f.n, f.c, f.b, f.in_chunk, columns);
-  std::vector<Func> walks = {f.partial_sum_walks[0]};  // clones first: they copy the schedule
+  ScheduleColumnWalk(f.partials[0], f.partial_walk, f.n, f.c, f.b, f.in_chunk, columns);
+  std::vector<Func> walks = {f.partial_sum_walk};  // clones first: they copy the schedule
   for (size_t i = 1; i < f.partial_sums.size(); i++) {
     walks.push_back(walks[0].clone_in(f.partial_sums[i]));
   }

@@ -17,7 +17,7 @@ struct RowNormForwardFuncs {
   Halide::Func lane_sums;                   // per-lane partial sums (lane, r, b) of the statistics
   Halide::Func lane_fold;                   // CPU: lane_sums folded to one vector (lane, r, b)
   std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving (lane, r, b)
-  std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then halvings (thread, r, b)
+  std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then radix folds (thread, r, b)
   // LayerNorm: the row's head (lane, r, b) and its halvings, the shift's sum.
   Halide::Func shift_lanes;
   std::vector<Halide::Func> shift_halvings;
@@ -38,12 +38,12 @@ struct RowNormBackwardFuncs {
   Halide::Func dx;                          // (n, r, b)
   std::vector<Halide::Func> partials;       // dweight/dbias partial sums, (n, c, b)
   std::vector<Halide::Func> partial_sums;   // GPU: the outputs, partials summed over c
-  std::vector<Halide::Func> partial_walks;      // GPU: partials' walks over in_chunk
-  std::vector<Halide::Func> partial_sum_walks;  // GPU: partial_sums' walks over over_chunks
+  Halide::Func partial_walk;                // GPU: partials[0]'s walk over in_chunk
+  Halide::Func partial_sum_walk;            // GPU: partial_sums' walk over over_chunks
   Halide::Func lane_sums;                   // per-lane partial row sums (lane, r, b)
   Halide::Func lane_fold;                   // CPU: lane_sums folded to one vector
   std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving
-  std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then halvings
+  std::vector<Halide::Func> fold_stages;    // GPU: per-thread sums, then radix folds
   std::vector<Halide::Func> stats;          // per-row (r, b) totals
   Halide::Func sums;                        // of them, the row sums (the lane accumulators' total)
   Halide::Var n, r, b, lane, c;             // c: chunk of rows_per_chunk rows
