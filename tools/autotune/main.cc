@@ -8,7 +8,8 @@
 //   bazel run //tools/autotune -- --mode=runtime --out=/path/tuning.txt
 //     times the variants this build compiled (no rebuild) on the same grid
 //     and writes a tuning file for HALNORM_TUNING_FILE or
-//     halnorm_load_tuning_file(); with --update_tuned, also the bucket table
+//     halnorm_load_tuning_file(), timing each shape at 1 thread and at one
+//     per core (--threads); with --update_tuned, also the bucket table
 //     of schedules/tuned/<target>.bzl (configs unchanged) for the next build.
 #include <algorithm>
 #include <cstdio>
@@ -18,12 +19,15 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "tools/autotune/measured_table.h"
 #include "tools/autotune/runtime_tuning.h"
@@ -51,6 +55,9 @@ ABSL_FLAG(std::string, timings_csv, "",
 ABSL_FLAG(int, runs, 1,
           "runtime: time the whole grid this many times and pick, per bucket, by each "
           "variant's geomean over the runs (near ties on a noisy machine flip between runs)");
+ABSL_FLAG(std::string, threads, "",
+          "runtime: thread counts to time every shape at, e.g. 1,8 (default: 1 and one per "
+          "core); each bucket's pick must serve all of them");
 ABSL_FLAG(bool, update_tuned, false,
           "runtime: also write the measured picks into schedules/tuned/<target>.bzl's table "
           "(its configs unchanged; commit it, and the next build dispatches by it)");
@@ -60,6 +67,33 @@ ABSL_FLAG(std::string, out, "",
 
 namespace halnorm::autotune {
 namespace {
+
+// --threads, for the runtime mode only: the schedule search's JIT kernels
+// run on Halide's own pool, which halnorm_set_num_threads does not limit.
+absl::Status ParseThreads(Scope& scope) {
+  const std::string flag = absl::GetFlag(FLAGS_threads);
+  if (absl::GetFlag(FLAGS_mode) != "runtime") {
+    if (!flag.empty()) return absl::InvalidArgumentError("--threads: for --mode=runtime only");
+    return absl::OkStatus();  // scope.threads stays {0}: every core
+  }
+  scope.threads.clear();
+  if (flag.empty()) {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    scope.threads = cores > 1 ? std::vector<int>{1, cores} : std::vector<int>{1};
+    return absl::OkStatus();
+  }
+  for (absl::string_view text : absl::StrSplit(flag, ',')) {
+    int n = 0;
+    if (!absl::SimpleAtoi(text, &n) || n < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--threads: '", text, "' is not a thread count >= 1"));
+    }
+    if (std::find(scope.threads.begin(), scope.threads.end(), n) == scope.threads.end()) {
+      scope.threads.push_back(n);
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ParseScope(Scope& scope) {
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_ops), ',')) {
@@ -78,6 +112,7 @@ absl::Status ParseScope(Scope& scope) {
     if (!known) return absl::InvalidArgumentError(absl::StrCat("--dtypes: unknown dtype ", name));
   }
   scope.quick = absl::GetFlag(FLAGS_quick);
+  if (absl::Status s = ParseThreads(scope); !s.ok()) return s;
   if (absl::GetFlag(FLAGS_reps) < 1) return absl::InvalidArgumentError("--reps: must be >= 1");
   if (absl::GetFlag(FLAGS_close_reps) < -1) {
     return absl::InvalidArgumentError("--close_reps: must be >= 0");
@@ -208,7 +243,8 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
   }
   if (!measured.ok() || bzl.empty()) return measured.status();
   const std::string provenance =
-      absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs), " on ",
+      absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs),
+                   " --threads=", absl::StrJoin(scope.threads, ","), " on ",
                    CpuModel(), ", ", Today());
   if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *table); !s.ok()) return s;
   if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;

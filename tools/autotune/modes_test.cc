@@ -146,6 +146,31 @@ TEST(RuntimeModeTest, SeveralRunsStillGiveOneEntryPerBucket) {
               HasSubstr("--runs"));
 }
 
+// --threads=1,2: every grid shape is timed at both thread limits, and a
+// bucket still gets one entry, picked over the points of both.
+TEST(RuntimeModeTest, TimesEveryShapeAtEachThreadCount) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok()) << target.status();
+  Scope scope = SmallScope();
+  scope.threads = {1, 2};
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/threads.tuning";
+  std::string csv;
+  absl::StatusOr<internal::TuningFile> tuned =
+      RunRuntimeTuning(scope, *target, kFast, path, /*runs=*/1, &csv);
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  std::set<std::string> dispatched;
+  std::istringstream rows(csv);
+  for (std::string row; std::getline(rows, row);) {
+    const std::vector<std::string> fields = absl::StrSplit(row, ',');
+    if (fields.size() == 4 && fields[2] == "dispatch") dispatched.insert(fields[1]);
+  }
+  const size_t grid_shapes = 2u * internal::kHiddenBuckets * internal::kRowBuckets;
+  EXPECT_EQ(dispatched.size(), 2 * grid_shapes);
+  EXPECT_TRUE(dispatched.count("rms_norm fwd f32 16x768 on 1 thread")) << csv;
+  EXPECT_TRUE(dispatched.count("rms_norm fwd f32 16x768 on 2 threads")) << csv;
+  EXPECT_EQ(tuned->entries.size(), grid_shapes);
+}
+
 TEST(RuntimeModeTest, RefusesAMissingOutputPath) {
   absl::StatusOr<TargetInfo> target = FindTarget("host");
   ASSERT_TRUE(target.ok());

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/norm_problem.h"
+#include "runtime/halnorm_c.h"
 #include "runtime/tuning_file.h"
 #include "runtime/variant_index.h"
 #include "tools/autotune/measure.h"
@@ -54,6 +55,10 @@ using GridTimes = std::vector<std::vector<PointTimes>>;
 absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const TargetInfo& target,
                                    const SideBySideOptions& timing, int runs) {
   Progress progress(static_cast<int>(grid.size()) * runs);
+  // Each point sets its own thread limit; the caller gets the default back.
+  struct DefaultThreadsAtExit {
+    ~DefaultThreadsAtExit() { halnorm_set_num_threads(0); }
+  } default_threads_at_exit;
   GridTimes times(runs, std::vector<PointTimes>(grid.size()));
   std::mt19937 rng(7);
   // One problem per (op, dtype, shape), shared by both directions and all
@@ -70,6 +75,7 @@ absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const Tar
         (void)problem->Forward();
       }
       PointTimes& t = times[run][p];
+      halnorm_set_num_threads(g.threads);
       t.candidates = CandidatesFor(g, target);
       std::vector<std::function<absl::Status()>> calls;
       for (const Variant* v : t.candidates) {

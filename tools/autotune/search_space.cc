@@ -17,7 +17,10 @@ const char* FamilyName(Family family) {
 
 std::string GridPoint::Describe() const {
   return absl::StrCat(internal::OpName(op), " ", internal::DirectionName(direction), " ",
-                      internal::DtypeName(dtype), " ", absl::StrJoin(shape, "x"));
+                      internal::DtypeName(dtype), " ", absl::StrJoin(shape, "x"),
+                      threads <= 0       ? ""
+                      : threads == 1     ? " on 1 thread"
+                                         : absl::StrCat(" on ", threads, " threads"));
 }
 
 namespace {
@@ -48,9 +51,11 @@ std::vector<GridPoint> ShapeGrid(const Scope& scope) {
   for (Op op : scope.ops) {
     for (halnorm_dtype dtype : scope.dtypes) {
       for (Direction direction : {Direction::kForward, Direction::kBackward}) {
-        auto add = [&](std::vector<int64_t> shape, int64_t hidden, int64_t rows) {
-          grid.push_back({op, direction, dtype, std::move(shape),
-                          internal::HiddenBucket(op, hidden), internal::RowBucket(rows)});
+        auto add = [&](const std::vector<int64_t>& shape, int64_t hidden, int64_t rows) {
+          for (int threads : scope.threads) {
+            grid.push_back({op, direction, dtype, shape, internal::HiddenBucket(op, hidden),
+                            internal::RowBucket(rows), threads});
+          }
         };
         if (op == Op::kLayerNorm2d) {
           for (const ImageShape& s : kImageShapes) {

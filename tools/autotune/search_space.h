@@ -25,13 +25,22 @@ struct GridPoint {
   halnorm_dtype dtype;
   std::vector<int64_t> shape;  // {M, N}, or NCHW for LayerNorm2d
   int hidden_bucket, row_bucket;
-  std::string Describe() const;  // "layer_norm fwd f32 16x768"
+  // The thread limit it is timed at (halnorm_set_num_threads); 0: none,
+  // every core (and the only choice for JIT kernels, which run on Halide's
+  // own pool).
+  int threads = 0;
+  // "layer_norm fwd f32 16x768", then " on 1 thread(s)" when threads > 0.
+  std::string Describe() const;
 };
 
 struct Scope {
   std::vector<internal::Op> ops;
   std::vector<halnorm_dtype> dtypes;
   bool quick = false;  // fewer shapes and knob values: minutes, not an hour
+  // Each shape is timed at each of these thread limits (GridPoint::threads).
+  // A bucket has one entry for every thread count, so the runtime mode's
+  // pick must serve both a 1-thread and an all-core caller.
+  std::vector<int> threads = {0};
 };
 
 std::vector<GridPoint> ShapeGrid(const Scope& scope);
