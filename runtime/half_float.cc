@@ -149,10 +149,42 @@ bool HasAvx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
 }
+
+// The widening conversions once more with 16 lanes: a decode-shape call
+// converts its 16-bit weight and bias on every call, and at one row that
+// is as many bytes as the kernel's own (LayerNorm bf16 1x4096, 1 thread:
+// the two conversions took ~0.28 us of a 1.17 us call with AVX2).
+__attribute__((target("avx512f"))) void Bf16sToFloatsAvx512(const uint16_t* in, float* out,
+                                                           int64_t count) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m256i bf16s = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    const __m512i widened = _mm512_cvtepu16_epi32(bf16s);
+    _mm512_storeu_si512(out + i, _mm512_slli_epi32(widened, 16));
+  }
+  Bf16sToFloatsAvx2(in + i, out + i, count - i);
+}
+
+// vcvtph2ps: exact, and it never flushes a half denormal (which is a normal f32).
+__attribute__((target("avx512f"))) void HalvesToFloatsAvx512(const uint16_t* in, float* out,
+                                                            int64_t count) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m256i halves = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    _mm512_storeu_ps(out + i, _mm512_cvtph_ps(halves));
+  }
+  HalvesToFloatsF16c(in + i, out + i, count - i);
+}
+
+bool HasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
 #endif
 
 void Bf16sToFloats(const uint16_t* __restrict in, float* __restrict out, int64_t count) {
 #if defined(__x86_64__)
+  if (HasAvx512()) return Bf16sToFloatsAvx512(in, out, count);
   if (HasAvx2()) return Bf16sToFloatsAvx2(in, out, count);
 #endif
   for (int64_t i = 0; i < count; i++) out[i] = Bf16ToFloat(in[i]);
@@ -167,6 +199,7 @@ void FloatsToBf16s(const float* __restrict in, uint16_t* __restrict out, int64_t
 
 void HalvesToFloats(const uint16_t* __restrict in, float* __restrict out, int64_t count) {
 #if defined(__x86_64__)
+  if (HasAvx512()) return HalvesToFloatsAvx512(in, out, count);
   if (HasF16c()) return HalvesToFloatsF16c(in, out, count);
 #endif
   for (int64_t i = 0; i < count; i++) {

@@ -127,6 +127,24 @@ TEST(RuntimeHalfFloatTest, Bf16ArraysOfEveryLengthMatchTheReference) {
   }
 }
 
+// f16 read back at every length up to past two AVX-512 steps, from every
+// offset's worth of patterns (denormals, infinities, NaNs among them), so
+// each vector body and tail split of the widening conversion is checked.
+TEST(RuntimeHalfFloatTest, HalfArraysOfEveryLengthReadBack) {
+  std::vector<uint16_t> halves = EveryPattern();
+  for (uint32_t start : {0x0000u, 0x03f0u, 0x7bf0u, 0x7c00u, 0xfbf0u}) {
+    for (int64_t n = 0; n <= 40; n++) {
+      std::vector<float> back(n + 1, -1.f);
+      ToF32(Vector(HALNORM_F16, halves.data() + start, n), n, back.data());
+      for (int64_t i = 0; i < n; i++) {
+        const uint16_t h = halves[start + i];
+        ExpectSameFloat(back[i], testutil::HalfBitsToFloat(h), h);
+      }
+      EXPECT_EQ(back[n], -1.f) << "read past " << n << " values";
+    }
+  }
+}
+
 #if defined(__x86_64__)
 // A caller running with flush-to-zero and denormals-are-zero (common in ML
 // code) still gets exact f16 denormal weights.
