@@ -20,6 +20,7 @@
 #include "bench/norm_problem.h"
 #include "bench/onednn_peer.h"
 #include "bench/timing.h"
+#include "runtime/dispatch.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/spinning_pool.h"
 #include "runtime/variant_index.h"
@@ -34,10 +35,14 @@ using internal::Variant;
 constexpr int kGapsUs[] = {0, 50, 500};
 constexpr int kRepetitions = 7;
 
-// The compiled variants dispatch chooses among for this kind on this CPU.
-std::vector<const Variant*> Candidates(Op op, Direction direction, halnorm_dtype dtype) {
+// The compiled variants dispatch chooses among for this call on this CPU
+// (NormProblem's weight and bias have x's dtype: native params where they pay).
+std::vector<const Variant*> Candidates(Op op, Direction direction, halnorm_dtype dtype,
+                                       int64_t rows, int64_t hidden) {
   const internal::VariantIndex& index = internal::VariantIndex::Get();
-  const internal::VariantKind kind{op, direction, dtype, false};
+  const internal::VariantKind kind{
+      op, direction, dtype, false,
+      internal::NativeParamsPay({op, direction, dtype, false, hidden, rows})};
   return index.Configs(kind, index.DispatchTarget(kind));
 }
 
@@ -83,7 +88,7 @@ int Main(int argc, char** argv) {
       for (int64_t hidden : {2048, 8192}) {
         NormProblem problem(op, dtype, {rows, hidden}, rng);
         for (Direction direction : {Direction::kForward, Direction::kBackward}) {
-          const auto candidates = Candidates(op, direction, dtype);
+          const auto candidates = Candidates(op, direction, dtype, rows, hidden);
           std::unique_ptr<OneDnnLayerNorm> onednn;
           if (op == Op::kLayerNorm) {
             (void)OneDnnLayerNorm::Create(dtype, rows, hidden, direction == Direction::kBackward,

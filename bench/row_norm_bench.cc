@@ -163,7 +163,8 @@ void Register(const Case& c, int repetitions) {
 }
 
 // Dispatched variants, or with `all` every CPU variant of the benchmarked
-// (op, direction, dtype) this CPU runs (GPU ones: //bench:gpu_bench).
+// (op, direction, dtype) this CPU runs (GPU ones: //bench:gpu_bench; not
+// the native-params ones, which need 16-bit weights: these are f32).
 void RegisterCases(bool all, int repetitions) {
   for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
     for (Direction direction : {Direction::kForward, Direction::kBackward}) {
@@ -172,7 +173,8 @@ void RegisterCases(bool all, int repetitions) {
         if (all) {
           for (const Variant& v : internal::AllVariants()) {
             if (v.op == op && v.direction == direction && v.dtype == dtype && !v.fused_residual &&
-                v.device == internal::Device::kCpu && internal::HostSupports(v.isa)) {
+                !v.native_params && v.device == internal::Device::kCpu &&
+                internal::HostSupports(v.isa)) {
               variants.push_back(&v);
             }
           }

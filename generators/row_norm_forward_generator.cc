@@ -9,8 +9,11 @@
 // the runtime binds them by name through the _argv entry point):
 //   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
 //   [weight_offset], eps  ->  y, [residual_out], [mean], rstd
-// On CPU targets the runtime folds options.weight_offset into the f32 weight
-// it passes; GPU kernels take it ([weight_offset]).
+// weight and bias are f32, or with native_params the activation dtype (CPU
+// 16-bit kernels: the runtime then passes the caller's tensors as they are
+// instead of converting them on every call). On CPU targets the runtime
+// folds options.weight_offset into the f32 weight it converts; GPU and
+// native_params kernels take it ([weight_offset]).
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
 #include "generators/activations.h"
@@ -34,6 +37,7 @@ class RowNormForward : public Generator<RowNormForward> {
   GeneratorParam<NormKind> kind{"kind", NormKind::kLayer, kNormKinds};
   GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
   GeneratorParam<bool> residual{"residual", false};   // fused h = alpha*x + residual
+  GeneratorParam<bool> native_params{"native_params", false};  // weight, bias in dtype
   // Schedule knobs, also searched by the autotuner. vector_width: f32 lanes
   // per SIMD register on CPUs, elements a thread loads a step on GPUs.
   GeneratorParam<int> vector_width{"vector_width", 8};
@@ -51,14 +55,18 @@ class RowNormForward : public Generator<RowNormForward> {
     if (residual) residual_ = add_input<Buffer<>>("residual", act, 3);
     // Always bound: when has_weight/has_bias is false the runtime passes a
     // placeholder of the right extent that the kernel never reads.
-    weight_ = add_input<Buffer<float>>("weight", 1);
-    if (layer) bias_ = add_input<Buffer<float>>("bias", 1);
+    const Type param = native_params ? act : Float(32);
+    weight_ = add_input<Buffer<>>("weight", param, 1);
+    if (layer) bias_ = add_input<Buffer<>>("bias", param, 1);
     has_weight_ = add_input<bool>("has_weight");
     if (layer) has_bias_ = add_input<bool>("has_bias");
     if (residual) residual_alpha_ = add_input<float>("residual_alpha");
-    // GPU kernels add options.weight_offset themselves: they use the
-    // caller's device weight in place (the CPU runtime folds it in).
-    if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
+    // Kernels that read the caller's weight in place add
+    // options.weight_offset themselves (the CPU runtime folds it into the
+    // f32 weight it converts).
+    if (get_target().has_gpu_feature() || native_params) {
+      weight_offset_ = add_input<float>("weight_offset");
+    }
     eps_ = add_input<float>("eps");
     y_ = add_output<Buffer<>>("y", act, 3);
     if (residual) residual_out_ = add_output<Buffer<>>("residual_out", act, 3);
@@ -149,10 +157,13 @@ class RowNormForward : public Generator<RowNormForward> {
       normalized(n, r, b) = h(n, r, b) * f.rstd(r, b);
     }
 
-    Expr weight = (*weight_)(n);
+    auto param_f32 = [&](Input<Buffer<>>& param) {
+      return native_params ? acts.ToF32(param(n)) : Expr(param(n));
+    };
+    Expr weight = param_f32(*weight_);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
     Expr scale = select(*has_weight_, weight, 1.f);
-    Expr affine = layer ? fma(normalized(n, r, b), scale, select(*has_bias_, (*bias_)(n), 0.f))
+    Expr affine = layer ? fma(normalized(n, r, b), scale, select(*has_bias_, param_f32(*bias_), 0.f))
                         : normalized(n, r, b) * scale;
     y(n, r, b) = acts.Store(affine);
     if (residual) (*residual_out_)(n, r, b) = stored_h(n, r, b);
@@ -220,8 +231,8 @@ class RowNormForward : public Generator<RowNormForward> {
  private:
   Input<Buffer<>>* x_ = nullptr;
   Input<Buffer<>>* residual_ = nullptr;
-  Input<Buffer<float>>* weight_ = nullptr;
-  Input<Buffer<float>>* bias_ = nullptr;
+  Input<Buffer<>>* weight_ = nullptr;  // f32, or the activation type (native_params)
+  Input<Buffer<>>* bias_ = nullptr;
   Input<bool>* has_weight_ = nullptr;
   Input<bool>* has_bias_ = nullptr;
   Input<float>* residual_alpha_ = nullptr;

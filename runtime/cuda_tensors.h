@@ -18,7 +18,7 @@
 namespace halnorm::internal {
 
 // Turns a buffer whose `host` holds a CUDA device pointer (as RowBatch and
-// F32Param build them from the caller's tensors) into a device buffer: the
+// KernelParam build them from the caller's tensors) into a device buffer: the
 // kernel uses that memory in place, nothing is copied.
 void MoveToCudaDevice(halide_buffer_t* buffer);
 

@@ -52,7 +52,7 @@ absl::StatusOr<CUcontext> CudaContextFor(const CudaDriver& driver, const Variant
 }
 
 // Optional inputs the kernel never reads when its flag is false: the runtime
-// binds a placeholder over other memory (f32_param.h), which may be smaller
+// binds a placeholder over other memory (kernel_param.h), which may be smaller
 // than the placeholder's extent, so it must not be copied to the device.
 struct OptionalInput {
   KernelArg buffer;

@@ -11,6 +11,7 @@
 #include "runtime/cuda_dispatch.h"
 #include "runtime/dispatch_tuning.h"
 #include "runtime/status.h"
+#include "runtime/streaming_stores.h"
 #include "runtime/tuning_buckets.h"
 #include "runtime/variant_index.h"
 
@@ -28,12 +29,13 @@ namespace {
 
 bool Fits(const Variant& v, const KernelRequest& r) {
   return v.op == r.op && v.direction == r.direction && v.dtype == r.dtype &&
-         v.fused_residual == r.fused_residual;
+         v.fused_residual == r.fused_residual && v.native_params == r.native_params;
 }
 
 std::string Describe(const KernelRequest& r) {
   return absl::StrCat(OpName(r.op), " ", DirectionName(r.direction),
-                      r.fused_residual ? " +residual " : " ", DtypeName(r.dtype),
+                      r.fused_residual ? " +residual " : r.native_params ? " +native params " : " ",
+                      DtypeName(r.dtype),
                       " hidden=", r.hidden, " rows=", r.rows);
 }
 
@@ -87,7 +89,8 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
     return chosen;
   }
   const VariantIndex& index = VariantIndex::Get();
-  const VariantKind kind{request.op, request.direction, request.dtype, request.fused_residual};
+  const VariantKind kind{request.op, request.direction, request.dtype, request.fused_residual,
+                         request.native_params};
   const bool known_dtype = request.dtype >= 0 && request.dtype < kDtypeCount;
   const int target = known_dtype ? index.DispatchTarget(kind) : -1;
   if (target < 0) {
@@ -95,7 +98,8 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
                                                       " runs on this CPU (",
                                                       IsaName(MaxDispatchIsa()), ")"));
   }
-  // Tables key on the plain variant: a forward entry covers the fused one.
+  // Tables key on the plain variant: a forward entry covers the fused and
+  // native-params ones (the same configs).
   const TuningKey key{request.op,
                       request.direction,
                       request.dtype,
@@ -121,6 +125,13 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
   }
   if (VerboseDispatch()) PrintChoice(request, *chosen, key, entry.row_bucket, reason, tuning);
   return chosen;
+}
+
+bool NativeParamsPay(const KernelRequest& request) {
+  return request.device == HALNORM_CPU && request.op != Op::kLayerNorm2d &&
+         request.direction == Direction::kForward && !request.fused_residual &&
+         (request.dtype == HALNORM_F16 || request.dtype == HALNORM_BF16) &&
+         request.rows <= kNativeParamsMaxRows && !StreamsWithTwin(request);
 }
 
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request) {

@@ -22,6 +22,9 @@ struct KernelRequest {
   // rows are made of, aligned to it (RowVectorAlignment); the GPU configs
   // with vector_width > 1 need it (device_call.h).
   int row_vector_alignment = 8;
+  // Forward on CPU tensors: weight and bias (those given) are 16-bit, of
+  // x's dtype, and go to the kernel as they are (row_norm_forward.cc).
+  bool native_params = false;
 };
 
 // HALNORM_CUDA tensors: the CUDA variant for the shape (cuda_dispatch.h).
@@ -40,6 +43,26 @@ bool VerboseDispatch();
 // here: on this CPU, or a GPU variant (on CPU tensors it runs through
 // Halide's host<->device copies: device_call.h).
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request);
+
+// For a row-norm forward whose weight and bias (those given, one at least)
+// have x's 16-bit dtype: whether dispatch runs it on a native-params
+// variant, which reads them as they are, rather than converting them to f32
+// on every call. At one row that conversion moved as many bytes as the
+// kernel (LayerNorm bf16 1x4096, 1 thread: ~0.28 us of a 1.17 us call), but
+// the native kernel converts both per element of every row, so it loses
+// from a few rows on. Same config, 1 thread, plain / native time (Zen 4
+// VM, x86_avx512(_bf16)):
+//   LayerNorm bf16  1x1024 1.29  1x4096 1.41  2x2048 1.14  4x2048 1.03
+//                   8x2048 0.95  16x4096 0.90  512x768 0.86  4096x1024 0.85
+//   LayerNorm f16   1x4096 1.42  4x8192 1.20  16x8192 1.06  512x4096 1.02
+//                   4096x1024 0.96
+//   RMSNorm bf16    2x2048 1.06  4x2048 1.01  4x8192 0.99  8x8192 0.90
+//   RMSNorm f16     4x2048 1.06  16x8192 0.94
+// So: up to kNativeParamsMaxRows rows, CPU tensors, no fused residual, and
+// not a call that streams its stores (only the plain variants have
+// streaming twins). Ignores request.native_params.
+inline constexpr int64_t kNativeParamsMaxRows = 4;
+bool NativeParamsPay(const KernelRequest& request);
 
 // `forced` when given (after CheckForcedVariant), else PickVariant.
 absl::StatusOr<const Variant*> ChooseVariant(const KernelRequest& request, const Variant* forced);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "runtime/dispatch.h"
-#include "runtime/f32_param.h"
+#include "runtime/kernel_param.h"
 #include "runtime/half_float.h"
 #include "runtime/kernel_buffer.h"
 #include "runtime/kernel_call.h"
@@ -196,8 +196,8 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   if (!plan.ok()) return plan.status();
   RecordPiecesForTesting(plan->rows_per_piece < n, false);
 
-  F32Param weight(a.weight, c, x.data);
-  F32Param bias(backward ? nullptr : a.bias, c, x.data);
+  KernelParam weight(a.weight, c, x.data);
+  KernelParam bias(backward ? nullptr : a.bias, c, x.data);
   KernelCall call(**chosen);
   call.Bind(KernelArg::kWeight, weight.buffer()).Bind(KernelArg::kHasWeight, weight.present());
   if (!backward) {

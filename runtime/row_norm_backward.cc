@@ -8,7 +8,7 @@
 #include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
-#include "runtime/f32_param.h"
+#include "runtime/kernel_param.h"
 #include "runtime/half_float.h"
 #include "runtime/kernel_buffer.h"
 #include "runtime/kernel_call.h"
@@ -180,7 +180,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     if (!f32.ok()) return f32.status();
     weight_f32 = *f32;
   }
-  F32Param weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
+  KernelParam weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
   if (on_cuda) MoveToCudaDevice(weight.buffer());
   const halide_type_t f32 = HalideType(HALNORM_F32);
 

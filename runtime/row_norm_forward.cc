@@ -7,7 +7,7 @@
 #include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
-#include "runtime/f32_param.h"
+#include "runtime/kernel_param.h"
 #include "runtime/kernel_call.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
@@ -59,6 +59,20 @@ absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
   return CheckOutputsDisjoint(outputs, inputs);
 }
 
+// Whether weight and bias go to the kernel as the caller's 16-bit tensors
+// (dispatch.h NativeParamsPay). A forced variant decides for itself, where
+// the tensors allow it.
+bool NativeParams(const ForwardArgs& a, const KernelRequest& request, const Variant* forced) {
+  if (a.weight == nullptr && a.bias == nullptr) return false;
+  for (const halnorm_tensor* t : {a.weight, a.bias}) {
+    if (t != nullptr && t->dtype != a.x->dtype) return false;
+  }
+  if (forced != nullptr) {
+    return forced->native_params && request.device == HALNORM_CPU && !request.fused_residual;
+  }
+  return NativeParamsPay(request);
+}
+
 absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
   const RowGeometry g = GeometryOf(*a.x, a.opt);
@@ -70,8 +84,9 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       on_cuda
           ? RowVectorAlignment(g.hidden, g.leading, {a.x, a.y, a.opt.residual, a.opt.residual_out})
           : 1;
-  const KernelRequest request{a.op,     Direction::kForward, a.x->dtype,  residual,
-                              g.hidden, batch.rows(),        a.x->device, vector_alignment};
+  KernelRequest request{a.op,     Direction::kForward, a.x->dtype,  residual,
+                        g.hidden, batch.rows(),        a.x->device, vector_alignment};
+  request.native_params = NativeParams(a, request, variant);
   absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
   if (batch.rows() == 0) return absl::OkStatus();
@@ -105,31 +120,35 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   batch.Fold();
   // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
   // (row_batch.h); rows are independent, so the pieces change no result.
-  // weight and bias go to the kernel as hidden f32 values.
+  // weight and bias go to the kernel as hidden f32 values, or as they are.
   PieceOperand per_call[2];
   size_t per_call_count = 0;
+  const int64_t param_bytes = DtypeBytes(request.native_params ? a.x->dtype : HALNORM_F32);
   for (auto [name, t] : {NamedTensor{"weight", a.weight}, NamedTensor{"bias", a.bias}}) {
-    if (t != nullptr) per_call[per_call_count++] = {name, g.hidden, 4, 0, 0};
+    if (t != nullptr) per_call[per_call_count++] = {name, g.hidden, param_bytes, 0, 0};
   }
   HALNORM_RETURN_IF_ERROR(
       batch.Split(absl::MakeConstSpan(per_call, per_call_count), PiecePartials{}));
 
   // CPU tensors: the offset is folded into the f32 weight here; CUDA
-  // weights are used in place (16-bit ones converted on the device) and the
-  // kernel adds it (weight_offset).
-  const halnorm_tensor* weight_f32 = a.weight;
-  const halnorm_tensor* bias_f32 = a.bias;
+  // weights are used in place (16-bit ones converted on the device), and so
+  // are native params, and the kernel adds it (weight_offset).
+  const halnorm_tensor* weight_in = a.weight;
+  const halnorm_tensor* bias_in = a.bias;
   halnorm_tensor weight_scratch, bias_scratch;
   if (on_cuda) {
     for (auto [param, scratch] :
-         {std::pair{&weight_f32, &weight_scratch}, {&bias_f32, &bias_scratch}}) {
+         {std::pair{&weight_in, &weight_scratch}, {&bias_in, &bias_scratch}}) {
       absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(*param, scratch);
       if (!f32.ok()) return f32.status();
       *param = *f32;
     }
   }
-  F32Param weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
-  F32Param bias(bias_f32, g.hidden, a.x->data);
+  const bool kernel_adds_offset = on_cuda || request.native_params;
+  const halnorm_dtype param_dtype = request.native_params ? a.x->dtype : HALNORM_F32;
+  KernelParam weight(weight_in, g.hidden, a.x->data, kernel_adds_offset ? 0.f : a.opt.weight_offset,
+                     param_dtype);
+  KernelParam bias(bias_in, g.hidden, a.x->data, 0.f, param_dtype);
   if (on_cuda) {
     MoveToCudaDevice(weight.buffer());
     MoveToCudaDevice(bias.buffer());
@@ -139,7 +158,7 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kBias, bias.buffer())
       .Bind(KernelArg::kHasWeight, weight.present())
       .Bind(KernelArg::kHasBias, bias.present())
-      .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
+      .Bind(KernelArg::kWeightOffset, kernel_adds_offset ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)
       .Bind(KernelArg::kEps, a.opt.eps)
       .OnCudaStream(a.opt.cuda_stream);

@@ -36,20 +36,22 @@ int64_t StreamingMinFootprint() {
   return cache > 0 ? 2 * cache : int64_t{16} << 20;
 }
 
+bool StreamsWithTwin(const KernelRequest& request) {
+  switch (PolicyFromEnvironment()) {
+    case Policy::kAuto:
+      return Footprint(request) >= StreamingMinFootprint();
+    case Policy::kAlways:
+      return true;
+    case Policy::kNever:
+      return false;
+  }
+  return false;
+}
+
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
   if (chosen.streaming_argv == nullptr) return false;
   const int64_t footprint = Footprint(request);
-  bool streaming = false;
-  switch (PolicyFromEnvironment()) {
-    case Policy::kAuto:
-      streaming = footprint >= StreamingMinFootprint();
-      break;
-    case Policy::kAlways:
-      streaming = true;
-      break;
-    case Policy::kNever:
-      break;
-  }
+  const bool streaming = StreamsWithTwin(request);
   if (VerboseDispatch()) {
     std::fprintf(stderr,
                  "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",

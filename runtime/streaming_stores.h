@@ -42,6 +42,9 @@ int64_t StreamingMinFootprint();
 // HALNORM_VERBOSE=dispatch prints the decision.
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);
 
+// The same decision for a variant that has a streaming twin, printing nothing.
+bool StreamsWithTwin(const KernelRequest& request);
+
 }  // namespace halnorm::internal
 
 #endif  // HALNORM_RUNTIME_STREAMING_STORES_H_

@@ -117,10 +117,11 @@ absl::StatusOr<TuningEntry> ParseEntry(const std::vector<absl::string_view>& fie
     return InvalidArgument("variant ", v.name, " does not compute ", fields[0], " ", fields[1], " ",
                            fields[2], " on ", target);
   }
-  if (v.fused_residual) {
+  if (v.fused_residual || v.native_params) {
     return InvalidArgument("variant ", v.name,
-                           " is fused with the residual add; name its plain variant, whose "
-                           "entry covers both");
+                           v.fused_residual ? " is fused with the residual add"
+                                            : " takes 16-bit weight and bias as they are",
+                           "; name its plain variant, whose entry covers both");
   }
   return entry;
 }

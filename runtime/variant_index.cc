@@ -9,12 +9,13 @@ const VariantIndex& VariantIndex::Get() {
   return *index;
 }
 
+// Fused residual and native params never come together: 3 kinds per dtype.
 int VariantIndex::KindSlot(const VariantKind& kind) {
   return ((static_cast<int>(kind.op) * kDirectionCount + static_cast<int>(kind.direction)) *
               kDtypeCount +
           static_cast<int>(kind.dtype)) *
-             2 +
-         (kind.fused_residual ? 1 : 0);
+             kKindsPerDtype +
+         (kind.fused_residual ? 1 : kind.native_params ? 2 : 0);
 }
 
 VariantIndex::VariantIndex() {
@@ -22,13 +23,13 @@ VariantIndex::VariantIndex() {
     if (TargetIndex(v.target) < 0) targets_.push_back(v.target);
     config_count_ = std::max(config_count_, v.config_index + 1);
   }
-  constexpr int kKindCount = kOpCount * kDirectionCount * kDtypeCount * 2;
+  constexpr int kKindCount = kOpCount * kDirectionCount * kDtypeCount * kKindsPerDtype;
   variants_.assign(kKindCount * target_count() * config_count_, nullptr);
   dispatch_target_.assign(kKindCount, -1);
   std::vector<const Variant*> widest(kKindCount, nullptr);
   const Isa allowed = MaxDispatchIsa();
   for (const Variant& v : AllVariants()) {
-    const VariantKind kind{v.op, v.direction, v.dtype, v.fused_residual};
+    const VariantKind kind{v.op, v.direction, v.dtype, v.fused_residual, v.native_params};
     const int slot = KindSlot(kind);
     const int target = TargetIndex(v.target);
     variants_[(slot * target_count() + target) * config_count_ + v.config_index] = &v;

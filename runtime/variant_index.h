@@ -1,5 +1,6 @@
 // The registry indexed for dispatch, built once: a call finds its variant
-// by arithmetic on (op, direction, dtype, residual, target, config), never
+// by arithmetic on (op, direction, dtype, residual, native params, target,
+// config), never
 // by scanning the registry or comparing strings.
 #ifndef HALNORM_RUNTIME_VARIANT_INDEX_H_
 #define HALNORM_RUNTIME_VARIANT_INDEX_H_
@@ -22,6 +23,7 @@ struct VariantKind {
   Direction direction;
   halnorm_dtype dtype;
   bool fused_residual;
+  bool native_params = false;
 };
 
 class VariantIndex {
@@ -47,6 +49,7 @@ class VariantIndex {
 
  private:
   VariantIndex();
+  static constexpr int kKindsPerDtype = 3;  // plain, fused residual, native params
   static int KindSlot(const VariantKind& kind);
 
   std::vector<const char*> targets_;

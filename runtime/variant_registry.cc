@@ -11,11 +11,11 @@ absl::Span<const Variant> AllVariants() {
   // Function-local: the metadata pointers come from calls, and other static
   // initializers may dispatch.
   static const Variant variants[] = {
-#define HALNORM_VARIANT(name, op, direction, dtype, residual, target, isa, device, config,    \
-                        index, streaming)                                                     \
-  {#name,         Op::op, Direction::direction, dtype,       residual,  target,             \
-   Isa::isa,      Device::device, config,      index,       &name##_argv, streaming,      \
-   name##_metadata(), SlotsOf(*name##_metadata())},
+#define HALNORM_VARIANT(name, op, direction, dtype, residual, native_params, target, isa,   \
+                        device, config, index, streaming)                                     \
+  {#name,         Op::op,         Direction::direction, dtype,  residual,     native_params, \
+   target,        Isa::isa,       Device::device,       config, index,        &name##_argv,  \
+   streaming,     name##_metadata(), SlotsOf(*name##_metadata())},
 #include "runtime/variants.inc"
 #undef HALNORM_VARIANT
   };

@@ -26,6 +26,7 @@ struct Variant {
   Direction direction;
   halnorm_dtype dtype;  // of the activations
   bool fused_residual;  // forward with h = alpha*x + residual
+  bool native_params;   // forward taking 16-bit weight and bias as they are
   const char* target;   // TARGETS key in tools/bazel/halide.bzl
   Isa isa;              // what the CPU must have to run it (or to call it, for a GPU)
   Device device;

@@ -229,7 +229,7 @@ void PrintTo(const Scenario& s, std::ostream* os) { *os << s.name; }
 const internal::Variant& KindOf(Op op, Direction direction, halnorm_dtype dtype, bool fused) {
   for (const internal::Variant& v : internal::AllVariants()) {
     if (v.op == op && v.direction == direction && v.dtype == dtype && v.fused_residual == fused &&
-        v.device == internal::Device::kCpu) {
+        !v.native_params && v.device == internal::Device::kCpu) {
       return v;
     }
   }

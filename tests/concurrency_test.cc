@@ -73,7 +73,7 @@ class ProblemCall : public Call {
 const internal::Variant& KindOf(Op op, Direction direction, halnorm_dtype dtype, bool residual) {
   for (const internal::Variant& v : internal::AllVariants()) {
     if (v.op == op && v.direction == direction && v.dtype == dtype &&
-        v.fused_residual == residual && v.device == internal::Device::kCpu) {
+        v.fused_residual == residual && !v.native_params && v.device == internal::Device::kCpu) {
       return v;
     }
   }

@@ -6,6 +6,7 @@
 #include "runtime/dispatch.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cpu_features.h"
 #include "runtime/halnorm_c.h"
+#include "runtime/streaming_stores.h"
 #include "runtime/variant_registry.h"
 
 namespace halnorm::internal {
@@ -31,7 +33,8 @@ Isa ExpectedIsa(Op op, halnorm_dtype dtype) {
   Isa widest = IsaLevels().front();
   for (const Variant& v : AllVariants()) {
     if (v.op == op && v.direction == Direction::kForward && v.dtype == dtype &&
-        !v.fused_residual && v.device == Device::kCpu && v.isa <= cap && v.isa > widest) {
+        !v.fused_residual && !v.native_params && v.device == Device::kCpu && v.isa <= cap &&
+        v.isa > widest) {
       widest = v.isa;
     }
   }
@@ -69,16 +72,49 @@ TEST(DispatchTest, VerboseModePrintsTheChoiceAndWhy) {
 
 TEST(DispatchTest, ForcedVariantMustFitTheCall) {
   for (const Variant& v : AllVariants()) {
-    const halnorm_dtype other_dtype = v.dtype == HALNORM_F32 ? HALNORM_BF16 : HALNORM_F32;
-    absl::Status wrong_dtype =
-        CheckForcedVariant(v, {v.op, v.direction, other_dtype, v.fused_residual, 1024, 64});
-    EXPECT_EQ(wrong_dtype.code(), absl::StatusCode::kInvalidArgument) << v.name;
-    absl::Status wrong_residual =
-        CheckForcedVariant(v, {v.op, v.direction, v.dtype, !v.fused_residual, 1024, 64});
-    EXPECT_EQ(wrong_residual.code(), absl::StatusCode::kInvalidArgument) << v.name;
-    absl::Status fits =
-        CheckForcedVariant(v, {v.op, v.direction, v.dtype, v.fused_residual, 1024, 64});
+    KernelRequest fitting{v.op, v.direction, v.dtype, v.fused_residual, 1024, 64};
+    fitting.native_params = v.native_params;
+    KernelRequest wrong_dtype = fitting, wrong_residual = fitting, wrong_params = fitting;
+    wrong_dtype.dtype = v.dtype == HALNORM_F32 ? HALNORM_BF16 : HALNORM_F32;
+    wrong_residual.fused_residual = !v.fused_residual;
+    wrong_params.native_params = !v.native_params;
+    for (const KernelRequest& wrong : {wrong_dtype, wrong_residual, wrong_params}) {
+      EXPECT_EQ(CheckForcedVariant(v, wrong).code(), absl::StatusCode::kInvalidArgument) << v.name;
+    }
+    absl::Status fits = CheckForcedVariant(v, fitting);
     EXPECT_EQ(fits.ok(), HostSupports(v.isa)) << v.name << ": " << fits;
+  }
+}
+
+// 16-bit weight and bias go to a native-params variant of the plain pick's
+// config (one table entry serves both) on calls of a few rows; calls of
+// more rows, DRAM-sized ones (and other dtypes, directions, residual calls)
+// convert them and run the plain variant.
+TEST(DispatchTest, SmallForwardsWith16BitParamsPickNativeParamsVariants) {
+  for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
+    for (halnorm_dtype dtype : {HALNORM_F16, HALNORM_BF16}) {
+      for (int64_t rows : {int64_t{1}, kNativeParamsMaxRows}) {
+        KernelRequest request{op, Direction::kForward, dtype, false, 1024, rows};
+        ASSERT_TRUE(NativeParamsPay(request)) << rows;
+        auto plain = PickVariant(request);
+        request.native_params = true;
+        auto native = PickVariant(request);
+        ASSERT_TRUE(plain.ok() && native.ok()) << plain.status() << native.status();
+        EXPECT_FALSE((*plain)->native_params) << (*plain)->name;
+        EXPECT_TRUE((*native)->native_params) << (*native)->name;
+        EXPECT_EQ((*native)->config_index, (*plain)->config_index) << (*native)->name;
+        EXPECT_STREQ((*native)->target, (*plain)->target) << (*native)->name;
+      }
+      EXPECT_FALSE(
+          NativeParamsPay({op, Direction::kForward, dtype, false, 1024, kNativeParamsMaxRows + 1}));
+      if (std::getenv("HALNORM_STREAMING_STORES") == nullptr) {  // the default policy
+        const int64_t dram_hidden = StreamingMinFootprint() / (2 * 2) + 1;  // one row
+        EXPECT_FALSE(NativeParamsPay({op, Direction::kForward, dtype, false, dram_hidden, 1}));
+      }
+      EXPECT_FALSE(NativeParamsPay({op, Direction::kForward, dtype, true, 1024, 16}));
+      EXPECT_FALSE(NativeParamsPay({op, Direction::kBackward, dtype, false, 1024, 16}));
+    }
+    EXPECT_FALSE(NativeParamsPay({op, Direction::kForward, HALNORM_F32, false, 1024, 16}));
   }
 }
 

@@ -55,13 +55,14 @@ struct Path {
 void PrintTo(const Path& path, std::ostream* os) { *os << path.name; }
 
 // Every CPU LayerNorm/RMSNorm variant of `direction` (not the fused-residual
-// ones: a residual would make the crafted rows non-constant), then dispatch
-// for each (op, dtype).
+// ones: a residual would make the crafted rows non-constant; nor the
+// native-params ones: the weights here are f32), then dispatch for each
+// (op, dtype).
 std::vector<Path> Paths(Direction direction) {
   std::vector<Path> paths;
   for (const Variant& v : internal::AllVariants()) {
     if ((v.op == Op::kLayerNorm || v.op == Op::kRmsNorm) && v.direction == direction &&
-        v.device == internal::Device::kCpu && !v.fused_residual) {
+        v.device == internal::Device::kCpu && !v.fused_residual && !v.native_params) {
       paths.push_back({&v, v.op, v.dtype, v.name});
     }
   }

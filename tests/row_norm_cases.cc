@@ -261,12 +261,18 @@ RowNormCase MatrixCase(const Variant& variant, int64_t rows, int64_t hidden) {
   const bool layer_norm = variant.op == Op::kLayerNorm;
   c.bias = c.mean = c.dbias = layer_norm;
   c.residual = variant.direction == Direction::kForward && variant.fused_residual;
+  c.params_f32 = !variant.native_params;
   return c;
 }
 
 std::vector<RowNormCase> RowNormCases(const Variant& variant) {
   std::vector<RowNormCase> cases = ShapeCases(variant);
-  for (RowNormCase& c : OptionCases(variant)) cases.push_back(std::move(c));
+  for (RowNormCase& c : OptionCases(variant)) {
+    // A native-params variant runs calls that pass it a weight or bias.
+    const bool has_params = c.weight || (c.op == Op::kLayerNorm && c.bias);
+    if (variant.native_params && !has_params) continue;
+    cases.push_back(std::move(c));
+  }
   return cases;
 }
 

@@ -50,8 +50,9 @@ struct RowNormCase {
 void PrintTo(const RowNormCase& c, std::ostream* os);
 
 // A contiguous [rows, hidden] case with the defaults that fit `variant`:
-// non-uniform affine parameters, every output requested, the residual add
-// exactly when the variant fuses it.
+// non-uniform affine parameters (in the activation dtype for a
+// native-params variant, else f32), every output requested, the residual
+// add exactly when the variant fuses it.
 RowNormCase MatrixCase(const internal::Variant& variant, int64_t rows, int64_t hidden);
 
 // Every case `variant` runs: shapes (16-bit on a subset) x options.

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -13,6 +14,7 @@
 #include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "runtime/device_call.h"
+#include "runtime/dispatch.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/variant_registry.h"
 #include "tests/reference/row_norm_reference.h"
@@ -117,23 +119,26 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, RowNormForwardVariantTest,
                          ::testing::ValuesIn(ForwardVariants()), testutil::VariantTestName);
 
 // Guards against a silently empty or partial parameterization above: every
-// (op, dtype, fused residual) has a variant this CPU runs, under a unique name.
-TEST(RowNormForwardRegistryTest, EveryOpDtypeAndResidualModeHasARunnableVariant) {
+// (op, dtype, fused residual) has a variant this CPU runs, and so has every
+// 16-bit (op, dtype) with native params, under a unique name.
+TEST(RowNormForwardRegistryTest, EveryOpDtypeAndKindHasARunnableVariant) {
   std::set<std::string> names;
-  std::set<std::tuple<Op, halnorm_dtype, bool>> runnable;
+  std::set<std::tuple<Op, halnorm_dtype, bool, bool>> runnable;
   for (const Variant* variant : ForwardVariants()) {
     EXPECT_TRUE(names.insert(testutil::Sanitize(variant->name)).second)
         << "duplicate " << variant->name;
-    if (internal::HostSupports(variant->isa)) {
-      runnable.insert({variant->op, variant->dtype, variant->fused_residual});
+    if (internal::HostSupports(variant->isa) && variant->device == internal::Device::kCpu) {
+      runnable.insert({variant->op, variant->dtype, variant->fused_residual,
+                       variant->native_params});
     }
   }
   for (Op op : {Op::kLayerNorm, Op::kRmsNorm}) {
     for (halnorm_dtype dtype : {HALNORM_F32, HALNORM_F16, HALNORM_BF16}) {
-      for (bool fused : {false, true}) {
-        EXPECT_EQ(runnable.count({op, dtype, fused}), 1)
+      for (auto [fused, native] : {std::pair{false, false}, {true, false}, {false, true}}) {
+        if (native && dtype == HALNORM_F32) continue;
+        EXPECT_EQ(runnable.count({op, dtype, fused, native}), 1)
             << internal::OpName(op) << " " << internal::DtypeName(dtype) << " fused_residual "
-            << fused << ": no variant runs on this CPU";
+            << fused << " native_params " << native << ": no variant runs on this CPU";
       }
     }
   }
@@ -173,7 +178,10 @@ TEST(RowNormForwardForcedVariantTest, VariantOfAnotherOpOrDtypeIsRefused) {
   }
 }
 
-// The C entry points dispatch to some variant; the result obeys the same contract.
+// The C entry points dispatch to some variant; the result obeys the same
+// contract, with f32 weight and bias and, for 16-bit x, with x's dtype: on
+// as many rows as dispatch sends to the native-params variants (which add
+// the weight offset themselves; not with a residual) and one more.
 class RowNormForwardPublicTest
     : public ::testing::TestWithParam<std::tuple<Op, halnorm_dtype, bool>> {};
 
@@ -183,14 +191,20 @@ TEST_P(RowNormForwardPublicTest, DispatchedResultMatchesReference) {
     if (variant->op != op || variant->dtype != dtype || variant->fused_residual != residual) {
       continue;
     }
-    RowNormCase c = MatrixCase(*variant, 5, 768);
-    c.x_strides = {768 + 3, 1};
-    c.y_strides = {768 + 8, 1};
-    c.weight_offset = 1.0f;
-    c.residual_alpha = 2.0f;
-    ForwardProblem problem(c);
-    ASSERT_EQ(problem.RunPublic(), HALNORM_OK) << halnorm_last_error();
-    problem.ExpectMatchesReference();
+    for (auto [params_f32, rows] : {std::pair{true, int64_t{5}},
+                                    {false, internal::kNativeParamsMaxRows},
+                                    {false, internal::kNativeParamsMaxRows + 1}}) {
+      if (!params_f32 && dtype == HALNORM_F32) continue;
+      RowNormCase c = MatrixCase(*variant, rows, 768);
+      c.x_strides = {768 + 3, 1};
+      c.y_strides = {768 + 8, 1};
+      c.weight_offset = 1.0f;
+      c.residual_alpha = 2.0f;
+      c.params_f32 = params_f32;
+      ForwardProblem problem(c);
+      ASSERT_EQ(problem.RunPublic(), HALNORM_OK) << halnorm_last_error();
+      problem.ExpectMatchesReference();
+    }
     return;
   }
   FAIL() << "no variant for this op, dtype and residual mode";

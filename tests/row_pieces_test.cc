@@ -397,7 +397,8 @@ std::vector<testutil::VariantAndCase> SplitCases(Direction direction) {
     const Variant* run = v;
     if (!gpu) {
       if (!internal::HostSupports(v->isa)) continue;
-      const internal::KernelRequest request{v->op, direction, v->dtype, v->fused_residual, 768, 64};
+      internal::KernelRequest request{v->op, direction, v->dtype, v->fused_residual, 768, 64};
+      request.native_params = v->native_params;
       absl::StatusOr<const Variant*> picked = internal::PickVariant(request);
       if (!picked.ok() || std::find(seen.begin(), seen.end(), *picked) != seen.end()) continue;
       run = *picked;
@@ -520,8 +521,11 @@ TEST(PiecesErrorsTest, RowLargerThanTheLimitNamesX) {
 }
 
 TEST(PiecesErrorsTest, F32WeightLargerThanTheLimitNamesWeight) {
-  // f16 rows of 128 bytes fit; the f32 weight the kernel takes (256) does not.
-  TestTensor x({4, 64}, {}, 0, HALNORM_F16), y({4, 64}, {}, 0, HALNORM_F16);
+  // f16 rows of 128 bytes fit; the f32 weight the kernel takes (256) does
+  // not. (More rows than go to the native-params kernels, which take it as
+  // it is.)
+  constexpr int64_t kRows = internal::kNativeParamsMaxRows + 1;
+  TestTensor x({kRows, 64}, {}, 0, HALNORM_F16), y({kRows, 64}, {}, 0, HALNORM_F16);
   TestTensor weight({64}, {}, 0, HALNORM_F16);
   testutil::FillNormal(x, 1);
   testutil::FillNormal(weight, 2);

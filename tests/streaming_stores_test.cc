@@ -17,10 +17,12 @@ std::string Policy() {
   return v ? v : "auto";
 }
 
+// Row norms on AVX targets, but not the native-params forwards: dispatch
+// runs those on calls of a few rows only.
 bool BuiltWithTwin(const Variant& v) {
   const bool row_norm = v.op == Op::kLayerNorm || v.op == Op::kRmsNorm;
   const std::string target = v.target;
-  return row_norm &&
+  return row_norm && !v.native_params &&
          (target == "x86_avx2" || target == "x86_avx512" || target == "x86_avx512_bf16");
 }
 

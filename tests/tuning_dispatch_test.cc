@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -81,18 +82,22 @@ TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
   const VariantIndex& index = VariantIndex::Get();
   int checked = 0;
   for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
-    for (bool residual : {false, true}) {
-      if (residual && e.direction != Direction::kForward) continue;
-      const VariantKind kind{e.op, e.direction, e.dtype, residual};
+    // The plain kind, then the forward's fused-residual and native-params
+    // ones, which share its entry.
+    for (auto [residual, native_params] : {std::pair{false, false}, {true, false}, {false, true}}) {
+      if ((residual || native_params) && e.direction != Direction::kForward) continue;
+      const VariantKind kind{e.op, e.direction, e.dtype, residual, native_params};
       const int target = index.DispatchTarget(kind);
       if (target < 0 || std::string(index.target_name(target)) != e.target) continue;
-      if (index.Find(kind, target, e.config) == nullptr) continue;  // no fused LayerNorm2d
+      // LayerNorm2d has no fused or native-params kinds, f32 no native-params one.
+      if (index.Find(kind, target, e.config) == nullptr) continue;
       testing::internal::CaptureStderr();
       const Variant* picked = Pick(RequestIn(kind, e.hidden_bucket, e.row_bucket));
       const std::string printed = testing::internal::GetCapturedStderr();
       ASSERT_NE(picked, nullptr);
       EXPECT_EQ(picked->config_index, e.config) << picked->name;
       EXPECT_EQ(picked->fused_residual, residual) << picked->name;
+      EXPECT_EQ(picked->native_params, native_params) << picked->name;
       EXPECT_THAT(printed,
                   HasSubstr(absl::StrCat(
                       "-> ", picked->name, " (built-in table ", BuiltInTuningSource(e.target), ": ",

@@ -18,14 +18,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Every plain (not fused-residual) variant once, in registry order. Variants
-// differing only in config are neighbours, so numbering the bucket pairs
-// hidden-fastest gives them distinct pairs and no key repeats.
+// Every plain (not fused-residual, not native-params) variant once, in
+// registry order. Variants differing only in config are neighbours, so
+// numbering the bucket pairs hidden-fastest gives them distinct pairs and no key repeats.
 std::vector<TuningEntry> EveryPlainVariant() {
   std::vector<TuningEntry> entries;
   int i = 0;
   for (const Variant& v : AllVariants()) {
-    if (v.fused_residual) continue;
+    if (v.fused_residual || v.native_params) continue;
     entries.push_back({i % kHiddenBuckets, (i / kHiddenBuckets) % kRowBuckets, &v});
     i++;
   }
@@ -34,7 +34,7 @@ std::vector<TuningEntry> EveryPlainVariant() {
 
 const Variant& FirstPlain(Op op, Direction direction) {
   for (const Variant& v : AllVariants()) {
-    if (v.op == op && v.direction == direction && !v.fused_residual) return v;
+    if (v.op == op && v.direction == direction && !v.fused_residual && !v.native_params) return v;
   }
   ADD_FAILURE() << "no plain variant of " << OpName(op);
   return AllVariants()[0];
@@ -145,15 +145,17 @@ struct BadFile {
 std::vector<BadFile> BadFiles() {
   const Variant& layer = FirstPlain(Op::kLayerNorm, Direction::kForward);
   const Variant* residual = nullptr;
+  const Variant* native_params = nullptr;
   for (const Variant& v : AllVariants()) {
     if (v.fused_residual) residual = &v;
+    if (v.native_params) native_params = &v;
   }
   const std::string name = layer.name;
   const std::string unknown = name.substr(0, name.rfind("_c")) + "_c99";
   const std::string key =
       absl::StrCat("layer_norm fwd ", DtypeName(layer.dtype), " ", layer.target);
   const uint64_t other = LibraryFingerprint() ^ 1;
-  return {
+  std::vector<BadFile> files = {
       {"garbage",
        "\x7f"
        "ELF\x02\x01 binary junk\n",
@@ -198,6 +200,12 @@ std::vector<BadFile> BadFiles() {
       {"duplicate key", Header() + "\n" + EntryFor(layer) + "#\n" + EntryFor(layer),
        "line 6: a second entry for " + key + " hidden<=1024 rows<=16 (the first is on line 4)"},
   };
+  if (native_params != nullptr) {  // CPU targets with 16-bit kernels have them
+    files.push_back({"native-params variant", Header() + EntryFor(*native_params),
+                     absl::StrCat("line 3: variant ", native_params->name,
+                                  " takes 16-bit weight and bias as they are")});
+  }
+  return files;
 }
 
 TEST(TuningFileTest, RefusesBadFilesNamingTheLineAndFault) {

@@ -25,12 +25,14 @@ int64_t RowsIn(int row_bucket) {
 
 internal::KernelRequest RequestIn(const internal::VariantKind& kind, int hidden_bucket,
                                   int row_bucket) {
-  return {kind.op,
-          kind.direction,
-          kind.dtype,
-          kind.fused_residual,
-          HiddenIn(kind.op, hidden_bucket),
-          RowsIn(row_bucket)};
+  internal::KernelRequest request{kind.op,
+                                  kind.direction,
+                                  kind.dtype,
+                                  kind.fused_residual,
+                                  HiddenIn(kind.op, hidden_bucket),
+                                  RowsIn(row_bucket)};
+  request.native_params = kind.native_params;
+  return request;
 }
 
 std::string TestFilePath(const std::string& name) {

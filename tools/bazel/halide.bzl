@@ -232,7 +232,7 @@ def _by_family(variants, lines):
     return out
 
 def _x_macro_line(v):
-    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, "{target}", {isa}, {device}, "{config}", {index}, {streaming})'.format(
+    return 'HALNORM_VARIANT({name}, {op}, {direction}, {dtype}, {residual}, {native_params}, "{target}", {isa}, {device}, "{config}", {index}, {streaming})'.format(
         name = v.name,
         streaming = "&%s_streaming_argv" % v.name if v.streamed_outputs else "nullptr",
         index = v.config_index,
@@ -240,6 +240,7 @@ def _x_macro_line(v):
         direction = v.cc_direction,
         dtype = v.cc_dtype,
         residual = "true" if v.fused_residual else "false",
+        native_params = "true" if v.native_params else "false",
         target = v.target,
         isa = TARGETS[v.target].isa,
         device = TARGETS[v.target].device,
@@ -323,7 +324,8 @@ def halide_kernel_library(name, generators, variants, tuning):
       generators: cc_library holding the Halide Generators (alwayslink).
       variants: structs from //tools/bazel:variants.bzl (name, generator,
         target, params, config_index, cc_op, cc_direction, cc_dtype, fused_residual,
-        streamed_outputs: what its streaming twin stores non-temporally, or []).
+        native_params, streamed_outputs: what its streaming twin stores
+        non-temporally, or []).
       tuning: checked table entries from //tools/bazel:tuning.bzl (cc_op,
         cc_direction, cc_dtype, target, hidden_bucket, row_bucket, config,
         source), written to tuning.inc.

@@ -14,8 +14,10 @@ _KNOB_DEFAULTS = {"stats_rows": 1}
 # A generator family: its configs per target (tuned or hand; a target without
 # configs has no variants of the family) and, per direction, the generator,
 # the schedule knobs it takes (CPU and GPU targets have different knobs),
-# whether it also comes fused with the residual add, and the outputs its
-# streaming-stores twin writes non-temporally (on targets with halide.bzl's `llc`).
+# whether it also comes fused with the residual add or with 16-bit weight and
+# bias read as they are (native_params: CPU targets, 16-bit dtypes, no
+# residual), and the outputs its streaming-stores twin writes non-temporally
+# (on targets with halide.bzl's `llc`).
 _FAMILIES = {
     "row_norm": struct(
         configs = ROW_NORM_CONFIGS,
@@ -25,6 +27,7 @@ _FAMILIES = {
                 knobs = ["vector_width", "accumulators", "rows_per_task", "stats_rows"],
                 gpu_knobs = ["threads", "rows_per_block", "vector_width"],
                 residual = [False, True],
+                native_params = True,
                 streamed = ["y", "residual_out"],
             ),
             "bwd": struct(
@@ -32,6 +35,7 @@ _FAMILIES = {
                 knobs = ["vector_width", "accumulators", "stats_rows"],
                 gpu_knobs = ["threads", "rows_per_block", "vector_width"],
                 residual = [False],
+                native_params = False,
                 streamed = ["dx"],
             ),
         },
@@ -45,6 +49,7 @@ _FAMILIES = {
                 knobs = ["vector_width", "pixels_per_task"],
                 gpu_knobs = [],
                 residual = [False],
+                native_params = False,
                 streamed = [],
             ),
             "bwd": struct(
@@ -52,6 +57,7 @@ _FAMILIES = {
                 knobs = ["vector_width", "pixels_per_task"],
                 gpu_knobs = [],
                 residual = [False],
+                native_params = False,
                 streamed = [],
             ),
         },
@@ -74,17 +80,28 @@ DTYPES = {
     "bf16": "HALNORM_BF16",
 }
 
+# The kinds of one direction: (fused residual, native params) pairs.
+def _kinds(d):
+    kinds = [(residual, False) for residual in d.residual]
+    if d.native_params:
+        kinds.append((False, True))
+    return kinds
+
 def _variants():
     out = []
     for op, o in OPS.items():
         family = _FAMILIES[o.family]
         for direction, d in family.directions.items():
-            for residual in d.residual:
+            for residual, native_params in _kinds(d):
                 for dtype, cc_dtype in DTYPES.items():
+                    if native_params and dtype == "f32":
+                        continue
                     for target in TARGETS:
                         if dtype not in getattr(TARGETS[target], "dtypes", DTYPES):
                             continue
                         gpu = TARGETS[target].device != "kCpu"
+                        if native_params and gpu:
+                            continue
                         for i, knobs in enumerate(family.configs.get(target, [])):
                             params = {
                                 k: knobs[k] if k in knobs else _KNOB_DEFAULTS[k]
@@ -94,11 +111,13 @@ def _variants():
                             params["dtype"] = dtype
                             if residual:
                                 params["residual"] = "true"
+                            if native_params:
+                                params["native_params"] = "true"
                             out.append(struct(
                                 name = "%s_%s%s_%s__%s_c%d" % (
                                     op,
                                     direction,
-                                    "_residual" if residual else "",
+                                    "_residual" if residual else "_native_params" if native_params else "",
                                     dtype,
                                     target,
                                     i,
@@ -111,7 +130,10 @@ def _variants():
                                 cc_direction = DIRECTION_CC[direction],
                                 cc_dtype = cc_dtype,
                                 fused_residual = residual,
-                                streamed_outputs = d.streamed if TARGETS[target].llc else [],
+                                native_params = native_params,
+                                # Native-params variants run calls too small to
+                                # stream (runtime/row_norm_forward.cc): no twin.
+                                streamed_outputs = d.streamed if TARGETS[target].llc and not native_params else [],
                             ))
     return out
 

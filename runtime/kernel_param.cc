@@ -1,0 +1,39 @@
+#include "runtime/kernel_param.h"
+
+#include "runtime/half_float.h"
+#include "runtime/row_batch.h"
+
+namespace halnorm::internal {
+
+namespace {
+
+// In place: a native-params kernel's tensor, or contiguous f32 with no offset.
+bool UsableInPlace(const halnorm_tensor* t, float offset, halnorm_dtype kernel_dtype) {
+  return t != nullptr && t->dtype == kernel_dtype && t->strides[t->rank - 1] == 1 &&
+         offset == 0.f;
+}
+
+// Not zero-filled first: at decode shapes that memset is a visible cost.
+std::unique_ptr<float[]> ConvertedWithOffset(const halnorm_tensor& t, int64_t count, float offset) {
+  std::unique_ptr<float[]> values(new float[count]);
+  ToF32(t, count, values.get());
+  if (offset != 0.f) {
+    for (int64_t i = 0; i < count; i++) values[i] += offset;
+  }
+  return values;
+}
+
+}  // namespace
+
+KernelParam::KernelParam(const halnorm_tensor* t, int64_t count, const void* placeholder,
+                         float offset, halnorm_dtype kernel_dtype)
+    : present_(t != nullptr),
+      values_(present_ && !UsableInPlace(t, offset, kernel_dtype)
+                  ? ConvertedWithOffset(*t, count, offset)
+                  : nullptr),
+      buffer_(!present_         ? placeholder
+              : values_ == nullptr ? t->data
+                                   : static_cast<const void*>(values_.get()),
+              HalideType(values_ == nullptr ? kernel_dtype : HALNORM_F32), {{count, 1}}) {}
+
+}  // namespace halnorm::internal

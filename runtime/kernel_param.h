@@ -1,0 +1,37 @@
+// An optional per-feature parameter (weight, bias) as the buffer a kernel
+// takes. For a kernel taking f32 (`kernel_dtype` HALNORM_F32), converted
+// when 16-bit or offset (options.weight_offset: folded in here, once per
+// call, instead of once per element in the kernel; N values per call,
+// nothing next to the M*N activations), used in place otherwise. For a
+// native-params kernel (16-bit `kernel_dtype`), the caller's tensor as it
+// is: it has that dtype, and the kernel adds any offset itself. When absent,
+// a placeholder of the right extent and type over `placeholder` memory that
+// the kernel's has_weight/has_bias = false keeps it from reading.
+#ifndef HALNORM_RUNTIME_KERNEL_PARAM_H_
+#define HALNORM_RUNTIME_KERNEL_PARAM_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "runtime/halnorm_c.h"
+#include "runtime/kernel_buffer.h"
+
+namespace halnorm::internal {
+
+class KernelParam {
+ public:
+  KernelParam(const halnorm_tensor* t, int64_t count, const void* placeholder, float offset = 0.f,
+              halnorm_dtype kernel_dtype = HALNORM_F32);
+
+  bool present() const { return present_; }
+  halide_buffer_t* buffer() { return buffer_.get(); }
+
+ private:
+  bool present_;
+  std::unique_ptr<float[]> values_;
+  KernelBuffer buffer_;
+};
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_KERNEL_PARAM_H_
