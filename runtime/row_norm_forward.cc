@@ -130,9 +130,9 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   HALNORM_RETURN_IF_ERROR(
       batch.Split(absl::MakeConstSpan(per_call, per_call_count), PiecePartials{}));
 
-  // CPU tensors: the offset is folded into the f32 weight here; CUDA
-  // weights are used in place (16-bit ones converted on the device), and so
-  // are native params, and the kernel adds it (weight_offset).
+  // A weight converted to f32 here gets the offset folded in; CUDA weights
+  // (16-bit ones converted on the device) and native params are used in
+  // place, and the kernel adds it (weight_offset).
   const halnorm_tensor* weight_in = a.weight;
   const halnorm_tensor* bias_in = a.bias;
   halnorm_tensor weight_scratch, bias_scratch;

@@ -1,7 +1,6 @@
 // The registry indexed for dispatch, built once: a call finds its variant
 // by arithmetic on (op, direction, dtype, residual, native params, target,
-// config), never
-// by scanning the registry or comparing strings.
+// config), never by scanning the registry or comparing strings.
 #ifndef HALNORM_RUNTIME_VARIANT_INDEX_H_
 #define HALNORM_RUNTIME_VARIANT_INDEX_H_
 

@@ -14,7 +14,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/norm_problem.h"
-#include "runtime/dispatch.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/tuning_file.h"
 #include "runtime/variant_index.h"
@@ -29,28 +28,14 @@ using internal::Variant;
 // The compiled variants dispatch chooses among for `g`: those of the target
 // it runs for g's kind when that target shares `target`'s table (bf16 on
 // x86_avx512_bf16 for x86_avx512), else `target`'s own. Fused-residual
-// forwards share their plain forward's entry. The problem's weight and
-// bias have x's dtype, so 16-bit forwards run the native-params variants
-// where dispatch would (which share the plain entry too).
+// forwards share their plain forward's entry, and so do native-params ones,
+// which dispatch runs on fewer rows than the grid has (search_space.cc).
 std::vector<const Variant*> CandidatesFor(const GridPoint& g, const TargetInfo& target) {
   const internal::VariantIndex& index = internal::VariantIndex::Get();
-  const bool row_norm = g.op != internal::Op::kLayerNorm2d;
-  const internal::KernelRequest request{g.op, g.direction, g.dtype, false,
-                                        row_norm ? g.shape[1] : 0, row_norm ? g.shape[0] : 0};
-  const internal::VariantKind kind{g.op, g.direction, g.dtype, false,
-                                   row_norm && internal::NativeParamsPay(request)};
+  const internal::VariantKind kind{g.op, g.direction, g.dtype, false};
   const int dispatched = index.DispatchTarget(kind);
   const bool shared = dispatched >= 0 && target.SharesTable(index.target_name(dispatched));
   return index.Configs(kind, shared ? dispatched : index.TargetIndex(target.key));
-}
-
-// What a table entry names for `v`: its plain variant (the same target and
-// config), which stands for the native-params one too.
-const Variant* PlainVariant(const Variant* v) {
-  if (!v->native_params) return v;
-  const internal::VariantIndex& index = internal::VariantIndex::Get();
-  return index.Find({v->op, v->direction, v->dtype, false}, index.TargetIndex(v->target),
-                    v->config_index);
 }
 
 struct PointTimes {
@@ -166,8 +151,8 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
     for (size_t c = 0; c < all.size(); c++) all[c] = c;
     for (size_t i = 0; i < bucket_points.size(); i++) bucket_points[i] = i;
     const int chosen = BestOver(GeomeanOverRuns(per_run), all, bucket_points);
-    file.entries.push_back({grid[points[0]].hidden_bucket, grid[points[0]].row_bucket,
-                            PlainVariant(candidates[chosen])});
+    file.entries.push_back(
+        {grid[points[0]].hidden_bucket, grid[points[0]].row_bucket, candidates[chosen]});
     for (size_t i = 0; i < points.size(); i++) {
       std::vector<double> ratios;
       for (int run = 0; run < runs; run++) {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/dispatch.h"
 #include "runtime/tuning_buckets.h"
 
 namespace halnorm::autotune {
@@ -31,6 +32,10 @@ constexpr int kMinReductionLanes = 16;
 
 constexpr int64_t kRowHidden[internal::kHiddenBuckets] = {128, 768, 2048, 8192};
 constexpr int64_t kRowRows[internal::kRowBuckets] = {16, 256, 4096, 16384};
+// 16-bit forwards of fewer rows read their weight and bias as they are
+// (dispatch.h): the grid times the plain variants those calls share a table
+// entry with, on as many rows as decode batches have.
+static_assert(kRowRows[0] > internal::kNativeParamsMaxRows);
 
 // LayerNorm2d: channels (hidden) x pixels (rows) of ConvNeXt / SAM stages;
 // no model has C > 1024 or fewer than 17 pixels in a batch.
