@@ -127,11 +127,15 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
   return chosen;
 }
 
-bool NativeParamsPay(const KernelRequest& request) {
+bool NativeParamsFit(const KernelRequest& request) {
   return request.device == HALNORM_CPU && request.op != Op::kLayerNorm2d &&
          request.direction == Direction::kForward && !request.fused_residual &&
-         (request.dtype == HALNORM_F16 || request.dtype == HALNORM_BF16) &&
-         request.rows <= kNativeParamsMaxRows && !StreamsWithTwin(request);
+         (request.dtype == HALNORM_F16 || request.dtype == HALNORM_BF16);
+}
+
+bool NativeParamsPay(const KernelRequest& request) {
+  return NativeParamsFit(request) && request.rows <= kNativeParamsMaxRows &&
+         !StreamsWithTwin(request);
 }
 
 absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& request) {

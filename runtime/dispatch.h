@@ -58,11 +58,14 @@ absl::Status CheckForcedVariant(const Variant& variant, const KernelRequest& req
 //                   4096x1024 0.96
 //   RMSNorm bf16    2x2048 1.06  4x2048 1.01  4x8192 0.99  8x8192 0.90
 //   RMSNorm f16     4x2048 1.06  16x8192 0.94
-// So: up to kNativeParamsMaxRows rows, CPU tensors, no fused residual, and
-// not a call that streams its stores (only the plain variants have
-// streaming twins). Ignores request.native_params.
+// So: a call native-params variants can run (NativeParamsFit), of up to
+// kNativeParamsMaxRows rows, that does not stream its stores (only the
+// plain variants have streaming twins). Both ignore request.native_params.
 inline constexpr int64_t kNativeParamsMaxRows = 4;
 bool NativeParamsPay(const KernelRequest& request);
+// What native-params variants compute: 16-bit row-norm forwards on CPU
+// tensors without a fused residual (a forced one runs any such call).
+bool NativeParamsFit(const KernelRequest& request);
 
 // `forced` when given (after CheckForcedVariant), else PickVariant.
 absl::StatusOr<const Variant*> ChooseVariant(const KernelRequest& request, const Variant* forced);

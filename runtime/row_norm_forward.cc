@@ -67,10 +67,8 @@ bool NativeParams(const ForwardArgs& a, const KernelRequest& request, const Vari
   for (const halnorm_tensor* t : {a.weight, a.bias}) {
     if (t != nullptr && t->dtype != a.x->dtype) return false;
   }
-  if (forced != nullptr) {
-    return forced->native_params && request.device == HALNORM_CPU && !request.fused_residual;
-  }
-  return NativeParamsPay(request);
+  return forced != nullptr ? forced->native_params && NativeParamsFit(request)
+                           : NativeParamsPay(request);
 }
 
 absl::Status Forward(const ForwardArgs& a, const Variant* variant) {

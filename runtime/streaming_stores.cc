@@ -50,9 +50,9 @@ bool StreamsWithTwin(const KernelRequest& request) {
 
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
   if (chosen.streaming_argv == nullptr) return false;
-  const int64_t footprint = Footprint(request);
   const bool streaming = StreamsWithTwin(request);
   if (VerboseDispatch()) {
+    const int64_t footprint = Footprint(request);
     std::fprintf(stderr,
                  "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
                  streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),

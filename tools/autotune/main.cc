@@ -19,7 +19,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -29,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "runtime/spinning_pool.h"
 #include "tools/autotune/measured_table.h"
 #include "tools/autotune/runtime_tuning.h"
 #include "tools/autotune/schedule_search.h"
@@ -78,7 +78,7 @@ absl::Status ParseThreads(Scope& scope) {
   }
   scope.threads.clear();
   if (flag.empty()) {
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = internal::SpinningPoolMaxThreads();  // the cores this process may use
     scope.threads = cores > 1 ? std::vector<int>{1, cores} : std::vector<int>{1};
     return absl::OkStatus();
   }
