@@ -70,15 +70,20 @@ absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
 // 11 + 5 rows: 12 GB/s). The floor was 256 KiB, which ran small calls as one
 // task; at 64 KiB, 2 threads (report_runner, GB/s): LayerNorm bf16 16x4096
 // 26 -> 39, 16x2048 26 -> 33, 512x128 17 -> 24; f32 16x1024 47 -> 60; 1
-// thread, f32 512x128 33 -> 37. Depends on the shape only, never on the
-// thread count: that is what makes the sums deterministic.
+// thread, f32 512x128 33 -> 37. Never more than the rows there are: the
+// kernel walks a chunk's row groups up to the chunk size, empty ones
+// included. That cost the configs with one-row groups most: LayerNorm bf16
+// backward, 1 thread, configs c1 and c3 (report_runner, GB/s) 1x128 0.70-0.75
+// -> 1.00, 16x128 7.8 -> 9.2, level with the table's c4 (16-row groups),
+// which did not change. Depends on the shape only, never on the thread
+// count: that is what makes the sums deterministic.
 int RowsPerChunk(int64_t rows, int64_t hidden, halnorm_dtype dtype) {
   constexpr int64_t kL2SliceBytes = 262144, kMinChunkBytes = 65536, kMinRows = 8;
   const int64_t row_bytes = 2 * hidden * DtypeBytes(dtype);
   const int64_t fits_l2 = std::clamp<int64_t>(kL2SliceBytes / row_bytes, 16, 1024);
   const int64_t min_rows = std::max(kMinRows, (kMinChunkBytes + row_bytes - 1) / row_bytes);
   const int64_t wanted = std::max((rows + 7) / 8, min_rows);
-  return static_cast<int>(std::max<int64_t>(1, std::min(fits_l2, wanted)));
+  return static_cast<int>(std::max<int64_t>(1, std::min({fits_l2, wanted, rows})));
 }
 
 // Adds the `count / hidden` partials (n, slot, b, outer), in that fixed
