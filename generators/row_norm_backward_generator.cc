@@ -5,8 +5,10 @@
 // Buffers are (n, r, b) as in the forward generator. Signature (added in
 // configure(), bound by name):
 //   dy, x, [mean], rstd, weight, dresidual, has_weight, has_dresidual,
-//   [weight_offset], rows_per_chunk  ->  dx, dweight_partial, [dbias_partial]
-// [mean, dbias_partial] only for layer, [weight_offset] only on GPUs.
+//   [weight_offset], rows_per_chunk, [prefetch_rows]
+//   ->  dx, dweight_partial, [dbias_partial]
+// [mean, dbias_partial] only for layer, [weight_offset] only on GPUs,
+// [prefetch_rows] only on CPUs.
 // Partials are (n, chunk, b), f32, chunk = r / rows_per_chunk; on GPUs
 // (n, 0, b), already summed over the chunks.
 #include "Halide.h"
@@ -51,6 +53,9 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // GPU kernels add options.weight_offset themselves (see the forward).
     if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
     rows_per_chunk_ = add_input<int>("rows_per_chunk");
+    // CPUs: whether the call's rows come from memory (the runtime's
+    // streaming-stores decision, streaming_stores.h), for f32's prefetch.
+    if (!get_target().has_gpu_feature()) prefetch_rows_ = add_input<bool>("prefetch_rows");
     dx_ = add_output<Buffer<>>("dx", act, 3);
     dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
     if (layer) dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 3);
@@ -207,7 +212,10 @@ class RowNormBackward : public Generator<RowNormBackward> {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
       ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width});
     } else if (!auto_schedule) {
-      if (dtype.value() != "f32") f.prefetched_rows = {dy, x};
+      f.prefetched_rows = {dy, x};
+      // f32 rows prefetched from cache, or longer than 4096, lost
+      // (ScheduleRowNormBackwardCpu).
+      if (dtype.value() == "f32") f.prefetch_when = *prefetch_rows_ && hidden <= 4096;
       ScheduleRowNormBackwardCpu(f, {vector_width, accumulators, /*rows_per_task=*/1, stats_rows});
     }
   }
@@ -223,6 +231,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
   Input<bool>* has_dresidual_ = nullptr;
   Input<float>* weight_offset_ = nullptr;
   Input<int>* rows_per_chunk_ = nullptr;
+  Input<bool>* prefetch_rows_ = nullptr;
   Output<Buffer<>>* dx_ = nullptr;
   Output<Buffer<float>>* dweight_partial_ = nullptr;
   Output<Buffer<float>>* dbias_partial_ = nullptr;

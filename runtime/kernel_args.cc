@@ -26,6 +26,7 @@ constexpr const char* kNames[kKernelArgCount] = {
     "dweight_partial",
     "dbias_partial",
     "weight_offset",
+    "prefetch_rows",
 };
 
 }  // namespace

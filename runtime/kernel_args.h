@@ -35,8 +35,9 @@ enum class KernelArg : uint8_t {
   kDweightPartial,
   kDbiasPartial,
   kWeightOffset,  // GPU kernels: added to the weight in the kernel
+  kPrefetchRows,  // CPU backward kernels: prefetch rows ahead (streaming_stores.h)
 };
-inline constexpr int kKernelArgCount = 20;
+inline constexpr int kKernelArgCount = 21;
 
 // The generator's name for `arg` ("residual_out").
 const char* KernelArgName(KernelArg arg);

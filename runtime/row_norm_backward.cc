@@ -230,6 +230,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
       .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)
+      .Bind(KernelArg::kPrefetchRows, StreamsWithTwin(request))
       .OnCudaStream(a.opt.cuda_stream);
   for (int64_t i = 0; i < batch.piece_count(); i++) {
     const RowPiece piece = batch.Piece(i);

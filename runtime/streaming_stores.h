@@ -42,7 +42,9 @@ int64_t StreamingMinFootprint();
 // HALNORM_VERBOSE=dispatch prints the decision.
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);
 
-// The same decision for a variant that has a streaming twin, printing nothing.
+// The same decision for a variant that has a streaming twin, printing
+// nothing. The f32 backward kernels prefetch rows ahead on the same word
+// (their prefetch_rows): it pays only when the rows come from memory.
 bool StreamsWithTwin(const KernelRequest& request);
 
 }  // namespace halnorm::internal

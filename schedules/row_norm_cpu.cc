@@ -63,10 +63,11 @@ constexpr int kPrefetchMinHidden = 2048;
 // Vectorizes a row map along n, with an overlapping last vector when the
 // row is wide enough, under each runtime case (weight present, ...). Rows
 // of kPrefetchMinHidden or more, a whole number of vectors long, also
-// prefetch `prefetched` rows_ahead rows ahead.
+// prefetch `prefetched` rows_ahead rows ahead when prefetch_when holds.
 void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Halide::Expr>& cases,
                      int vw, const std::vector<Halide::ImageParam>& prefetched = {},
-                     int rows_ahead = 1) {
+                     int rows_ahead = 1,
+                     Halide::Expr prefetch_when = Halide::Internal::const_true()) {
   Var n_outer("n_outer"), n_inner("n_inner");
   auto vectorize = [&](Halide::Stage s) {
     if (!prefetched.empty()) {
@@ -77,9 +78,10 @@ void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Hal
       // of ShiftInwards would clamp the prefetch to the current row too.
       // NonFaulting: the last row's run past the buffer, and a prefetch
       // never faults.
-      Halide::Stage ahead = s.specialize(hidden >= kPrefetchMinHidden && hidden % vw == 0)
-                                .split(n, n_outer, n_inner, vw, TailStrategy::RoundUp)
-                                .vectorize(n_inner);
+      Halide::Stage ahead =
+          s.specialize(prefetch_when && hidden >= kPrefetchMinHidden && hidden % vw == 0)
+              .split(n, n_outer, n_inner, vw, TailStrategy::RoundUp)
+              .vectorize(n_inner);
       for (const Halide::ImageParam& in : prefetched) {
         ahead.prefetch(in, n_outer, n_outer, in.dim(1).stride() * rows_ahead / vw,
                        Halide::PrefetchBoundStrategy::NonFaulting);
@@ -225,7 +227,16 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 //   16384x1024 11.79 -> 11.41 (rows this short: no prefetch); 2 threads,
 //   4096x4096 15.7 -> 17.1;
 //   f16 4096x4096 9.65 -> 10.50, 2048x16384 8.37 -> 9.15, 16384x1024 0.93x;
-//   f32 only 0.95-1.03x at N >= 4096, 0.88x at N=1024: no prefetch.
+//   f32 only 0.95-1.03x at N >= 4096, 0.88x at N=1024.
+// f32 prefetches only on calls the runtime streams (DRAM-sized: the rows
+// come from memory) with rows of at most 4096. From cache it lost (JIT A/B
+// of x86_avx512, plain stores, 1 thread: 16x4096 18 -> 21 us, 64x8192 170
+// -> 195-233 us), and so did longer rows (4096x16384 51 -> 57 ms). Through
+// dispatch (tuned configs, streaming stores, 1 thread, GB/s, 2-3
+// interleaved runs): LayerNorm 16384x4096 20.5 -> 23.7, 4096x4096 20.6 ->
+// 21.9, 4096x2048 23.1 -> 24.1, 16384x2048 22.9 -> 23.4; RMSNorm 16384x4096
+// 25.4 -> 26.5, 16384x2048 and 4096x2048/4096 within +-3%; 2 threads
+// LayerNorm 16384x4096 35 -> 36-44, the rest within +-3%.
 //
 // Row sums in groups (knobs.stats_rows > 1), as in the forward: each row's
 // two horizontal sums end in a dependent chain dx waits on. LayerNorm
@@ -244,7 +255,8 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
       .parallel(f.c)
       .parallel(f.b);
   // Grouped, the rows read next are the next group's.
-  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows, knobs.stats_rows);
+  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows, knobs.stats_rows,
+                  f.prefetch_when);
   // A group's row sums, sized by the group rather than by what is left of
   // the chunk (rows_per_chunk is a runtime input), go on the stack; sized by
   // the chunk they were a malloc and free per group. LayerNorm backward, 1

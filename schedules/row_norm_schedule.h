@@ -53,9 +53,10 @@ struct RowNormBackwardFuncs {
   Halide::RVar over_chunks;                 // GPU: partial_sums' walk over the chunks
   Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
-  // CPU: inputs dx prefetches one row ahead (ScheduleRowNormBackwardCpu):
-  // dy and x for 16-bit activations, none for f32 (where it did not pay).
+  // CPU: inputs dx prefetches a group of rows ahead (dy and x), when
+  // prefetch_when holds at run time (ScheduleRowNormBackwardCpu).
   std::vector<Halide::ImageParam> prefetched_rows;
+  Halide::Expr prefetch_when = Halide::Internal::const_true();
 };
 
 // Knobs shared by the generator (GeneratorParams) and the autotuner.
