@@ -8,7 +8,7 @@
 //   [weight_offset], rows_per_chunk, [prefetch_rows]
 //   ->  dx, dweight_partial, [dbias_partial]
 // [mean, dbias_partial] only for layer, [weight_offset] only on GPUs,
-// [prefetch_rows] only on CPUs.
+// [prefetch_rows] only for f32 on CPUs.
 // Partials are (n, chunk, b), f32, chunk = r / rows_per_chunk; on GPUs
 // (n, 0, b), already summed over the chunks.
 #include "Halide.h"
@@ -23,6 +23,9 @@ namespace halnorm {
 namespace {
 
 using namespace Halide;
+
+// f32 rows longer than this lost with the prefetch (ScheduleRowNormBackwardCpu).
+constexpr int kF32PrefetchMaxHidden = 4096;
 
 class RowNormBackward : public Generator<RowNormBackward> {
  public:
@@ -53,9 +56,12 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // GPU kernels add options.weight_offset themselves (see the forward).
     if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
     rows_per_chunk_ = add_input<int>("rows_per_chunk");
-    // CPUs: whether the call's rows come from memory (the runtime's
-    // streaming-stores decision, streaming_stores.h), for f32's prefetch.
-    if (!get_target().has_gpu_feature()) prefetch_rows_ = add_input<bool>("prefetch_rows");
+    // f32 on CPUs: whether the call's rows come from memory (the runtime's
+    // streaming-stores decision, streaming_stores.h), for the prefetch;
+    // 16-bit kernels prefetch on every call.
+    if (!get_target().has_gpu_feature() && dtype.value() == "f32") {
+      prefetch_rows_ = add_input<bool>("prefetch_rows");
+    }
     dx_ = add_output<Buffer<>>("dx", act, 3);
     dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
     if (layer) dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 3);
@@ -213,9 +219,9 @@ class RowNormBackward : public Generator<RowNormBackward> {
       ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width});
     } else if (!auto_schedule) {
       f.prefetched_rows = {dy, x};
-      // f32 rows prefetched from cache, or longer than 4096, lost
-      // (ScheduleRowNormBackwardCpu).
-      if (dtype.value() == "f32") f.prefetch_when = *prefetch_rows_ && hidden <= 4096;
+      if (prefetch_rows_ != nullptr) {
+        f.prefetch_when = *prefetch_rows_ && hidden <= kF32PrefetchMaxHidden;
+      }
       ScheduleRowNormBackwardCpu(f, {vector_width, accumulators, /*rows_per_task=*/1, stats_rows});
     }
   }
