@@ -36,10 +36,18 @@ int64_t StreamingMinFootprint() {
   return cache > 0 ? 2 * cache : int64_t{16} << 20;
 }
 
+int64_t StreamingMinFootprint(const KernelRequest& request) {
+  const bool l1_filling_rows = request.op != Op::kLayerNorm2d &&
+                               request.direction == Direction::kBackward &&
+                               request.dtype == HALNORM_F32 && request.hidden > 2048 &&
+                               request.hidden <= 4096;
+  return l1_filling_rows ? StreamingMinFootprint() / 4 : StreamingMinFootprint();
+}
+
 bool StreamsWithTwin(const KernelRequest& request) {
   switch (PolicyFromEnvironment()) {
     case Policy::kAuto:
-      return Footprint(request) >= StreamingMinFootprint();
+      return Footprint(request) >= StreamingMinFootprint(request);
     case Policy::kAlways:
       return true;
     case Policy::kNever:
@@ -56,7 +64,7 @@ bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
     std::fprintf(stderr,
                  "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
                  streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
-                 static_cast<long long>(StreamingMinFootprint() >> 10),
+                 static_cast<long long>(StreamingMinFootprint(request) >> 10),
                  PolicyFromEnvironment() == Policy::kAuto ? "" : ", HALNORM_STREAMING_STORES set");
   }
   return streaming;

@@ -37,7 +37,25 @@ namespace halnorm::internal {
 // 67.7 -> 43.2, 16 MiB 35.8 -> 57.5): check the rule there again.
 int64_t StreamingMinFootprint();
 
-// HALNORM_STREAMING_STORES=auto (the default: from StreamingMinFootprint()),
+// The line for one call: a quarter of the above (half the last-level cache)
+// for f32 row-norm backwards with 2048 < N <= 4096, where a row of x and
+// one of dy fill a 32 KiB L1d together and plain stores of dx evict them
+// mid-row. LayerNorm f32 backward, GB/s, plain -> streaming (with the row
+// prefetch), report_runner, 2-3 alternating runs each:
+//   Zen 4 (x86_avx512), 1 thread:  512x4096 (24 MiB)  21-25 -> 31-34
+//                                  RMSNorm 512x4096   27-28 -> 32-36
+//                                  512x2048 (12 MiB), 512x8192, bf16: +-5%
+//   Zen 3 (x86_avx2), 1 thread:    512x4096            6.2-7.3 -> 8.5-9.6
+//                                  384x4096 (18 MiB)   5.7-7.8 -> 6.8-10.8
+//                                  512x3072 (18 MiB)   4.3-6.2 -> 9.0-12.2
+//                                  128x4096 (6 MiB)    15-18 -> 12-13 (lost)
+//                    2 threads:    512x4096           13-15 -> 18-24
+//                                  256x4096 (12 MiB)  20-31 -> 17-23 (lost)
+// (the Zen 3 VM's STREAM copy was 10-12 GB/s at 1 thread, a third of the
+// Zen 4's.) Other shapes and dtypes gained nothing below the general line.
+int64_t StreamingMinFootprint(const KernelRequest& request);
+
+// HALNORM_STREAMING_STORES=auto (the default: from StreamingMinFootprint(request)),
 // always or never (read once). False when `chosen` has no streaming twin.
 // HALNORM_VERBOSE=dispatch prints the decision.
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);
