@@ -56,8 +56,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // GPU kernels add options.weight_offset themselves (see the forward).
     if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
     rows_per_chunk_ = add_input<int>("rows_per_chunk");
-    // f32 on CPUs: whether the call's rows come from memory (the runtime's
-    // streaming-stores decision, streaming_stores.h), for the prefetch;
+    // f32 on CPUs: whether the runtime streams the call (too large to stay
+    // cached: its streaming-stores decision, streaming_stores.h), for the prefetch;
     // 16-bit kernels prefetch on every call.
     if (!get_target().has_gpu_feature() && dtype.value() == "f32") {
       prefetch_rows_ = add_input<bool>("prefetch_rows");

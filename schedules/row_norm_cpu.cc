@@ -228,8 +228,8 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 //   4096x4096 15.7 -> 17.1;
 //   f16 4096x4096 9.65 -> 10.50, 2048x16384 8.37 -> 9.15, 16384x1024 0.93x;
 //   f32 only 0.95-1.03x at N >= 4096, 0.88x at N=1024.
-// f32 prefetches only on calls the runtime streams (DRAM-sized: the rows
-// come from memory) with rows of at most 4096. From cache it lost (JIT A/B
+// f32 prefetches only on calls the runtime streams (streaming_stores.h: too
+// large to stay cached) with rows of at most 4096. From cache it lost (JIT A/B
 // of x86_avx512, plain stores, 1 thread: 16x4096 18 -> 21 us, 64x8192 170
 // -> 195-233 us), and so did longer rows (4096x16384 51 -> 57 ms). Through
 // dispatch (tuned configs, streaming stores, 1 thread, GB/s, 2-3
