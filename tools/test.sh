@@ -10,11 +10,14 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh --aarch64 || exit 1
 log=$(mktemp)
 status=0
+phases=""  # "<seconds>s <command>" per step, printed at the end: where CI time goes
 run() {
   echo "+ bazel $*"
+  local start=$SECONDS
   bazel "$@" 2>&1 | tee -a "$log"
   local rc=${PIPESTATUS[0]}
   ((rc == 0)) || status=$rc
+  phases+="$((SECONDS - start))s bazel $*"$'\n'
 }
 run test //... "$@"
 # The same suite with ASan + UBSan over the runtime, tests and examples; not
@@ -23,7 +26,10 @@ run test //... "$@"
 run test --config=asan "$@" -- //... -//tools/...
 # libFuzzer over the C API for a minute (clang; tools/fuzz.sh).
 echo "+ bash tools/fuzz.sh 60"
+start=$SECONDS
 bash tools/fuzz.sh 60 2>&1 | tail -n 60 || { status=1; echo "fuzzing FAILED"; }
+phases+="$((SECONDS - start))s bash tools/fuzz.sh 60"$'\n'
+
 # A separate workspace using halnorm through local_repository, as an app's
 # would (its own output base: it builds the kernels again).
 cd examples/external_workspace
@@ -37,5 +43,6 @@ run build --config=aarch64 //runtime/... //bench/... //bench:row_norm_bench \
 passed=$(grep -cE '^//\S+ +(\(cached\) )?PASSED' "$log")
 failed=$(grep -cE '^//\S+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE)' "$log")
 rm -f "$log"
+printf 'time per step (%d s in all):\n%s' "$SECONDS" "$phases"
 echo "targets: ${passed} passed, ${failed} failed (x86-64 and aarch64 under qemu)"
 exit "$status"
