@@ -11,15 +11,21 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh --aarch64 || exit 1
 log=$(mktemp)
 status=0
-phases=""  # "<seconds>s <command>" per step, printed at the end: where CI time goes
-run() {
-  echo "+ bazel $*"
-  local start=$SECONDS
+phases=""  # "<seconds>s <step>" per step, printed at the end: where CI time goes
+# Runs "$@" after the step's label $1, adding its time to phases.
+timed() {
+  local label=$1 start=$SECONDS
+  shift
+  echo "+ $label"
+  "$@"
+  phases+="$((SECONDS - start))s $label"$'\n'
+}
+bazel_step() {
   bazel "$@" 2>&1 | tee -a "$log"
   local rc=${PIPESTATUS[0]}
   ((rc == 0)) || status=$rc
-  phases+="$((SECONDS - start))s bazel $*"$'\n'
 }
+run() { timed "bazel $*" bazel_step "$@"; }
 run test //... "$@"
 # The same suite with ASan + UBSan over the runtime, tests and examples; not
 # //tools, whose autotuner would rebuild the generators and libHalide's users
@@ -29,11 +35,8 @@ run test //... "$@"
 # a host tool, built once above).
 run test --config=asan "$@" -- //... -//tools/... -//generators/... -//schedules/...
 # libFuzzer over the C API for a minute (clang; tools/fuzz.sh).
-echo "+ bash tools/fuzz.sh 60"
-start=$SECONDS
-bash tools/fuzz.sh 60 2>&1 | tail -n 60 || { status=1; echo "fuzzing FAILED"; }
-phases+="$((SECONDS - start))s bash tools/fuzz.sh 60"$'\n'
-
+fuzz() { bash tools/fuzz.sh 60 2>&1 | tail -n 60 || { status=1; echo "fuzzing FAILED"; }; }
+timed "bash tools/fuzz.sh 60" fuzz
 # A separate workspace using halnorm through local_repository, as an app's
 # would (its own output base: it builds the kernels again).
 cd examples/external_workspace
