@@ -123,6 +123,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // row order within the chunk.
     RDom in_chunk(0, *rows_per_chunk_, "in_chunk");
     const Expr chunk_row = c * *rows_per_chunk_ + in_chunk;
+    const Expr chunk_count = (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_;
     // CPU: a predicate. GPU: the rows past the end add nothing (a select),
     // so that the unrolled walk's loads need no branch around them.
     if (!gpu) in_chunk.where(chunk_row < rows);
@@ -133,7 +134,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // GPU: the chunk partials are an inner stage, and each output holds
     // their sum in chunk order (extent 1 along c), so the result stays on
     // the device and is the same for any launch shape.
-    RDom chunks(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_, "chunks");
+    RDom chunks(0, chunk_count, "chunks");
     f.over_chunks = chunks;
     // Each row adds factor * other_factor (just factor, when other_factor
     // is undefined): dweight's dy * xhat, dbias's dy.
@@ -199,7 +200,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       dx.dim(1).set_min(0);
       for (Output<Buffer<float>>* out : partial_outputs) {
         out->dim(0).set_bounds(0, hidden);
-        out->dim(1).set_bounds(0, (rows + *rows_per_chunk_ - 1) / *rows_per_chunk_);
+        out->dim(1).set_bounds(0, chunk_count);
         out->dim(2).set_bounds(dx.dim(2).min(), dx.dim(2).extent());
       }
     }
