@@ -5,7 +5,7 @@
 // Buffers are (p, c, s) as in the forward generator. Signature:
 //   dy, x, mean, rstd, weight, has_weight  ->  dx, dweight_partial, dbias_partial
 // Partials are (lane, c, tile, s), f32: lane < vector_width, tile =
-// p / pixels_per_task.
+// p / pixels_per_task; on GPUs (0, c, 0, 0), already summed.
 #include "Halide.h"
 #include "generators/activations.h"
 #include "generators/fused_multiply_add.h"
@@ -26,7 +26,7 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
   GeneratorParam<int> pixels_per_task{"pixels_per_task", 64};
 
   void configure() {
-    const Type act = ActivationType(dtype);
+    const Type act = KernelActivationType(dtype, get_target());
     dy_ = add_input<Buffer<>>("dy", act, 3);
     x_ = add_input<Buffer<>>("x", act, 3);
     mean_ = add_input<Buffer<float>>("mean", 3);
@@ -56,9 +56,15 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     Expr channels = x.dim(1).extent();
     Expr pixels = x.dim(0).extent();
     f.channels = channels;
+    // GPU: reads past the image's last pixel (a block's statistics, the
+    // partials walk's last tile) are clamped to it; their results are
+    // never stored or added (as in the forward generator).
+    const bool gpu = get_target().has_gpu_feature();
+    const Expr read_p = gpu ? clamp(p, x.dim(0).min(), x.dim(0).max()) : Expr(p);
     Func dyf("dyf"), xhat("xhat"), g("g");
-    dyf(p, c, s) = acts.ToF32((*dy_)(p, c, s));
-    xhat(p, c, s) = (acts.ToF32(x(p, c, s)) - (*mean_)(p, 0, s)) * (*rstd_)(p, 0, s);
+    dyf(p, c, s) = acts.ToF32((*dy_)(read_p, c, s));
+    xhat(p, c, s) =
+        (acts.ToF32(x(read_p, c, s)) - (*mean_)(read_p, 0, s)) * (*rstd_)(read_p, 0, s);
     g(p, c, s) = dyf(p, c, s) * select(*has_weight_, (*weight_)(c), 1.f);
     RDom k(0, channels, "k");
     f.k = k;
@@ -102,8 +108,41 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
       out(lane, c, tile, s) = add(clamped(tail_start + lane + tail));
       f.partials.push_back(out);
     };
-    partial(*dweight_partial_, dyf, xhat);
-    partial(*dbias_partial_, dyf, Func());
+    if (!gpu) {
+      partial(*dweight_partial_, dyf, xhat);
+      partial(*dbias_partial_, dyf, Func());
+    } else {
+      // GPU: lane `lane` of tile `tile` sums the same pixels, j in order,
+      // dweight's and dbias's terms together (one read of dy); pixels past
+      // the image add nothing (a select, so the loads need no branch). Then
+      // each output sums those per channel over samples, tiles and lanes,
+      // in that fixed order, on the device: extent 1 along lane, tile, s.
+      RDom j(0, tile_pixels / lanes, "j");
+      f.step = j;
+      Expr pixel = tile * tile_pixels + j * lanes + lane;
+      f.tile_walk = Func("tile_walk");
+      f.tile_walk(lane, c, tile, s) = Tuple(0.f, 0.f);
+      Expr dweight_sum = f.tile_walk(lane, c, tile, s)[0];
+      Expr dbias_sum = f.tile_walk(lane, c, tile, s)[1];
+      f.tile_walk(lane, c, tile, s) = Tuple(
+          select(pixel < pixels,
+                 fma.Accumulate(dweight_sum, dyf(pixel, c, s), xhat(pixel, c, s)), dweight_sum),
+          select(pixel < pixels, dbias_sum + dyf(pixel, c, s), dbias_sum));
+      f.tile_sums = Func("tile_sums");
+      f.tile_sums(lane, c, tile, s) = f.tile_walk(lane, c, tile, s);
+      Expr tiles = (pixels + tile_pixels - 1) / tile_pixels;
+      RDom over(0, lanes, 0, tiles, 0, x.dim(2).extent(), "over_tiles");
+      f.channel_totals = Func("channel_totals");
+      f.channel_totals(c) = Tuple(0.f, 0.f);
+      f.channel_totals(c) = Tuple(
+          f.channel_totals(c)[0] + f.tile_sums(over.x, c, over.y, over.z)[0],
+          f.channel_totals(c)[1] + f.tile_sums(over.x, c, over.y, over.z)[1]);
+      for (int i = 0; i < 2; i++) {
+        Output<Buffer<float>>& out = i == 0 ? *dweight_partial_ : *dbias_partial_;
+        out(lane, c, tile, s) = f.channel_totals(c)[i];
+        f.partials.push_back(out);
+      }
+    }
 
     for (int d = 0; d < 3; d++) {
       x.dim(d).set_bounds(dx.dim(d).min(), dx.dim(d).extent());
@@ -112,8 +151,12 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     weight_->dim(0).set_bounds(0, channels);
     dx.dim(1).set_min(0);
     for (Output<Buffer<float>>* out : {dweight_partial_, dbias_partial_}) {
-      out->dim(0).set_bounds(0, lanes);  // one vector of pixel lanes
+      out->dim(0).set_bounds(0, gpu ? 1 : lanes);  // one vector of pixel lanes
       out->dim(1).set_bounds(0, channels);
+      if (gpu) {  // summed over the tiles and samples
+        out->dim(2).set_bounds(0, 1);
+        out->dim(3).set_bounds(0, 1);
+      }
     }
 
     // ---- Estimates (ConvNeXt-T stage 3: 384 channels, 14x14 pixels) -------
@@ -122,8 +165,10 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     const int est_pixels = 14 * 14, est_channels = 384, est_samples = 8;
     const Region image = {{0, est_pixels}, {0, est_channels}, {0, est_samples}};
     const Region per_pixel = {{0, est_pixels}, {0, 1}, {0, est_samples}};
-    const Region partials = {
-        {0, lanes}, {0, est_channels}, {0, est_pixels / tile_pixels + 1}, {0, est_samples}};
+    const Region partials =
+        gpu ? Region{{0, 1}, {0, est_channels}, {0, 1}, {0, 1}}
+            : Region{{0, lanes}, {0, est_channels}, {0, est_pixels / tile_pixels + 1},
+                     {0, est_samples}};
     dy_->set_estimates(image);
     x.set_estimates(image);
     dx.set_estimates(image);
@@ -137,7 +182,12 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     // ---- Schedule ---------------------------------------------------------
     f.dx = dx;
     f.dx_cases = {*has_weight_};
-    if (!auto_schedule) ScheduleChannelNormBackwardCpu(f, {lanes, tile_pixels});
+    if (auto_schedule) return;
+    if (gpu) {
+      ScheduleChannelNormBackwardGpu(f, {lanes, tile_pixels});
+    } else {
+      ScheduleChannelNormBackwardCpu(f, {lanes, tile_pixels});
+    }
   }
 
  private:

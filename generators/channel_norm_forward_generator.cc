@@ -20,12 +20,13 @@ using namespace Halide;
 class ChannelNormForward : public Generator<ChannelNormForward> {
  public:
   GeneratorParam<std::string> dtype{"dtype", "f32"};  // activations: f32, f16, bf16
-  // Schedule knobs, also searched by the autotuner.
+  // Schedule knobs, also searched by the autotuner. GPU targets: threads of
+  // the backward's partials walk, and pixels (threads) a block takes.
   GeneratorParam<int> vector_width{"vector_width", 8};
   GeneratorParam<int> pixels_per_task{"pixels_per_task", 64};
 
   void configure() {
-    const Type act = ActivationType(dtype);
+    const Type act = KernelActivationType(dtype, get_target());
     x_ = add_input<Buffer<>>("x", act, 3);
     // Always bound: when has_weight/has_bias is false the runtime passes a
     // placeholder of the right extent that the kernel never reads.
@@ -57,8 +58,14 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     f.channels = channels;
     RDom k(0, channels, "k");
     f.k = k;
+    // GPU: a block computes the statistics of all its threads' pixels, also
+    // past the image's last one in the last block (schedules/
+    // channel_norm_gpu.cc); clamped, those read the last pixel again, and
+    // their results are never stored.
+    const bool gpu = get_target().has_gpu_feature();
+    const Expr read_p = gpu ? clamp(p, x.dim(0).min(), x.dim(0).max()) : Expr(p);
     Func xf("xf"), shifted("shifted");
-    xf(p, c, s) = acts.ToF32(x(p, c, s));
+    xf(p, c, s) = acts.ToF32(x(read_p, c, s));
     shifted(p, c, s) = xf(p, c, s) - xf(p, 0, s);
     f.sum = Func("sum");
     f.sum(p, s) = 0.f;
@@ -115,7 +122,12 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     f.y = y;
     f.per_pixel_outputs = {*mean_out_, *rstd_out_};
     f.affine_cases = {*has_weight_ && *has_bias_, *has_weight_, *has_bias_};
-    if (!auto_schedule) ScheduleChannelNormForwardCpu(f, {vector_width, pixels_per_task});
+    if (auto_schedule) return;
+    if (gpu) {
+      ScheduleChannelNormForwardGpu(f, {vector_width, pixels_per_task});
+    } else {
+      ScheduleChannelNormForwardCpu(f, {vector_width, pixels_per_task});
+    }
   }
 
  private:

@@ -21,10 +21,10 @@ namespace halnorm::internal {
 absl::Status DeviceAvailable(Device device);
 
 // FailedPrecondition ("... config does not fit this call ...") when the
-// variant's config cannot run `args`: with vector_width > 1, a row argument
-// not laid out in whole aligned vectors (data aligned to the vector, hidden
-// and row strides multiples of it). Dispatch never picks such a config
-// (cuda_dispatch.h).
+// variant's config cannot run `args`: with vector_width > 1, a row-norm
+// argument not laid out in whole aligned vectors (data aligned to the
+// vector, hidden and row strides multiples of it). Dispatch never picks such
+// a config (cuda_dispatch.h).
 absl::Status CheckGpuConfigFits(const Variant& variant, void** args);
 
 // `status` is such a refusal: another config of the variant's target runs

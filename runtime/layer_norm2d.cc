@@ -165,10 +165,17 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   };
   const PerPixel mean = per_pixel(a.mean, mean_scratch), rstd = per_pixel(a.rstd, rstd_scratch);
   // Backward partials (lane, c, tile, s): the kernel's vector lanes and
-  // pixel tiles, one block per sample.
-  const int64_t lanes = backward ? ConfigKnob(**chosen, "vector_width") : 0;
-  const int64_t tile = backward ? ConfigKnob(**chosen, "pixels_per_task") : 1;
-  const int64_t tiles = (hw + tile - 1) / tile;
+  // pixel tiles, one block per sample. GPU kernels sum theirs on the device
+  // into one (0, c, 0, 0) block per kernel call.
+  const bool device_sums = (*chosen)->device != Device::kCpu;
+  int64_t lanes = 0, tiles = 0;
+  if (backward && device_sums) {
+    lanes = tiles = 1;
+  } else if (backward) {
+    lanes = ConfigKnob(**chosen, "vector_width");
+    const int64_t tile = ConfigKnob(**chosen, "pixels_per_task");
+    tiles = (hw + tile - 1) / tile;
+  }
   const int64_t sample_partials = lanes * c * tiles;
 
   // Tensors past the kernels' 32-bit offsets run in pieces of whole samples
@@ -188,8 +195,9 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
   operands[count++] = {"rstd", hw, 4, rstd.sample_stride, 0};
   if (a.weight) operands[count++] = {"weight", c, 4, 0, 0};
   if (a.bias && !backward) operands[count++] = {"bias", c, 4, 0, 0};
-  const PiecePartials partials =
-      backward ? PiecePartials{"x", sample_partials * 4, 1} : PiecePartials{};
+  const PiecePartials partials = !backward     ? PiecePartials{}
+                                 : device_sums ? PiecePartials{"x", c * 4, 0}
+                                               : PiecePartials{"x", sample_partials * 4, 1};
   absl::StatusOr<PiecePlan> plan =
       PlanPieces(n, 1, c * hw, absl::MakeConstSpan(operands, count), partials, KernelSpanLimit(),
                  "sample", "C*H*W: AXES_C over NCHW normalizes each pixel across channels");
@@ -206,7 +214,9 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
         .Bind(KernelArg::kEps, a.eps);
   }
   // The kernel writes every partial, so the scratch is never cleared.
-  const int64_t partial_count = sample_partials * n;
+  const int64_t pieces = n == 0 ? 0 : (n + plan->rows_per_piece - 1) / plan->rows_per_piece;
+  const int64_t blocks = device_sums ? pieces : tiles * n;
+  const int64_t partial_count = blocks * c * lanes;
   float* const dweight_partial = backward ? ThreadScratch(2 * partial_count) : nullptr;
   float* const dbias_partial = backward ? dweight_partial + partial_count : nullptr;
   // Allocated before the kernel writes dx: failing afterwards would leave it
@@ -232,10 +242,13 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
         .Bind(KernelArg::kMean, stats(mean, mean_buf))
         .Bind(KernelArg::kRstd, stats(rstd, rstd_buf));
     if (backward) {
+      // The piece's block(s): those of its samples, or its own one.
+      const int64_t partial_samples = device_sums ? 1 : samples;
+      const int64_t offset = device_sums ? first / plan->rows_per_piece * c : first * sample_partials;
       const std::initializer_list<DimSpec> partial_dims = {
-          {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {samples, sample_partials}};
-      dw_buf.Set(dweight_partial + first * sample_partials, f32, partial_dims);
-      db_buf.Set(dbias_partial + first * sample_partials, f32, partial_dims);
+          {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {partial_samples, sample_partials}};
+      dw_buf.Set(dweight_partial + offset, f32, partial_dims);
+      db_buf.Set(dbias_partial + offset, f32, partial_dims);
       call.Bind(KernelArg::kDy, image(*a.dy, dy_buf))
           .Bind(KernelArg::kDweightPartial, dw_buf.get())
           .Bind(KernelArg::kDbiasPartial, db_buf.get());
@@ -243,10 +256,11 @@ absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
   if (!backward) return absl::OkStatus();
-  // Fixed order: for each channel, samples, then tiles, then lanes.
+  // Fixed order: for each channel, samples, then tiles, then lanes (GPU:
+  // the pieces' sums, in order).
   auto store = [&](const float* partial, std::vector<float>& sum, halnorm_tensor* out) {
     if (out == nullptr) return;
-    for (int64_t block = 0; block < tiles * n; block++) {
+    for (int64_t block = 0; block < blocks; block++) {
       for (int64_t ch = 0; ch < c; ch++) {
         for (int64_t l = 0; l < lanes; l++) sum[ch] += partial[(block * c + ch) * lanes + l];
       }

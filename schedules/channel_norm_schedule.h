@@ -29,6 +29,11 @@ struct ChannelNormBackwardFuncs {
   Halide::Var p, c, s, lane, tile;
   Halide::RVar k;     // the row sums' walk over channels
   Halide::RVar step;  // the partials' walk over a tile's pixels, a vector at a time
+  // GPU only: the partials are summed on the device. tile_walk (a Tuple of
+  // dweight's and dbias's sums over a tile's pixels, walking `step`) feeds
+  // tile_sums (lane, c, tile, s), which channel_totals (c) adds up;
+  // `partials` are then the outputs, one value per channel.
+  Halide::Func tile_walk, tile_sums, channel_totals;
   Halide::Expr channels;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
 };
@@ -38,7 +43,15 @@ struct CpuChannelNormKnobs {
   int pixels_per_task;  // pixels of one sample whose channels a task reduces
 };
 
+// GPU knobs (the same GeneratorParams as the CPU's, read differently).
+struct GpuChannelNormKnobs {
+  int lanes;             // vector_width: threads of a partials walk (pixel lanes)
+  int pixels_per_block;  // pixels_per_task: a block's threads, one pixel each
+};
+
 // Funcs are handles: the copy schedules the generator's pipeline.
+void ScheduleChannelNormForwardGpu(ChannelNormForwardFuncs f, const GpuChannelNormKnobs& knobs);
+void ScheduleChannelNormBackwardGpu(ChannelNormBackwardFuncs f, const GpuChannelNormKnobs& knobs);
 void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNormKnobs& knobs);
 void ScheduleChannelNormBackwardCpu(ChannelNormBackwardFuncs f, const CpuChannelNormKnobs& knobs);
 

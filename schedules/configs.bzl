@@ -49,6 +49,21 @@ GPU_ROW_NORM_CONFIGS = {
     "opencl": _GPU_ROW_NORM_CONFIGS,
 }
 
+# GPU channel-norm configs (schedules/channel_norm_gpu.cc), the same for
+# CUDA and OpenCL. pixels_per_task: pixels (threads) a block takes;
+# vector_width: threads of the backward's partials walk, each summing one
+# pixel lane of a tile of pixels_per_task. 64-pixel blocks keep small images
+# (ConvNeXt's 7x7 and 14x14 stages) on more blocks.
+_GPU_CHANNEL_NORM_CONFIGS = [
+    {"pixels_per_task": 256, "vector_width": 32},
+    {"pixels_per_task": 64, "vector_width": 32},
+]
+
+GPU_CHANNEL_NORM_CONFIGS = {
+    "cuda_sm80": _GPU_CHANNEL_NORM_CONFIGS,
+    "opencl": _GPU_CHANNEL_NORM_CONFIGS,
+}
+
 def _tuned_or_hand(hand, field):
     configs = {
         target: getattr(TUNED_TARGETS[target], field) if target in TUNED_TARGETS else hand_configs
@@ -64,3 +79,4 @@ def _tuned_or_hand(hand, field):
 ROW_NORM_CPU_CONFIGS = _tuned_or_hand(HAND_ROW_NORM_CPU_CONFIGS, "row_norm_configs")
 ROW_NORM_CONFIGS = dict(ROW_NORM_CPU_CONFIGS, **GPU_ROW_NORM_CONFIGS)
 CHANNEL_NORM_CPU_CONFIGS = _tuned_or_hand(HAND_CHANNEL_NORM_CPU_CONFIGS, "channel_norm_configs")
+CHANNEL_NORM_CONFIGS = dict(CHANNEL_NORM_CPU_CONFIGS, **GPU_CHANNEL_NORM_CONFIGS)

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/cpu_features.h"
+#include "runtime/device_call.h"
 #include "tests/variant_params.h"
 
 namespace halnorm::testutil {
@@ -211,8 +212,12 @@ std::string LayerNorm2dCaseTestName(const ::testing::TestParamInfo<LayerNorm2dCa
 
 void LayerNorm2dTest::SetUp() {
   const Variant* variant = GetParam().variant;
-  if (variant != nullptr && !internal::HostSupports(variant->isa)) {
+  if (variant == nullptr) return;
+  if (!internal::HostSupports(variant->isa)) {
     GTEST_SKIP() << "CPU lacks " << internal::IsaName(variant->isa);
+  }
+  if (absl::Status device = internal::DeviceAvailable(variant->device); !device.ok()) {
+    GTEST_SKIP() << device.message();
   }
 }
 

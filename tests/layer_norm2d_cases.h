@@ -56,7 +56,8 @@ std::vector<LayerNorm2dCase> LayerNorm2dConfigs(internal::Direction direction,
 
 std::string LayerNorm2dCaseTestName(const ::testing::TestParamInfo<LayerNorm2dCase>& info);
 
-// Skips cases forcing a variant whose ISA this CPU lacks.
+// Skips cases forcing a variant whose ISA this CPU lacks, or a GPU variant
+// without its driver (CUDA without a GPU; OpenCL without PoCL).
 class LayerNorm2dTest : public ::testing::TestWithParam<LayerNorm2dCase> {
  protected:
   void SetUp() override;

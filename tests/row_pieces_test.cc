@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -481,6 +482,9 @@ TEST_P(LayerNorm2dForwardPiecesTest, SplitMatchesUnsplitBitwise) {
 }
 
 TEST_P(LayerNorm2dBackwardPiecesTest, SplitMatchesUnsplitBitwise) {
+  // GPU kernels sum each piece's partials in the piece (as the row norms').
+  const internal::Variant* variant = GetParam().variant;
+  const bool gpu = variant != nullptr && variant->device != internal::Device::kCpu;
   ExpectPiecesChangeNothing(
       CaseRunner<testutil::LayerNorm2dBackwardProblem>{
           [&] { return std::make_unique<testutil::LayerNorm2dBackwardProblem>(GetParam()); },
@@ -488,15 +492,21 @@ TEST_P(LayerNorm2dBackwardPiecesTest, SplitMatchesUnsplitBitwise) {
           [](testutil::LayerNorm2dBackwardProblem& p) {
             return LargestBytes({&p.dy(), &p.dx()});
           }},
-      1, true);
+      1, !gpu);
 }
 
 // The dispatched cases, and the forced channel-norm ones of each target's
-// first config (the others differ in lanes and tiles per task only).
+// first config (the others differ in lanes and tiles per task only); of a
+// GPU target's (OpenCL through PoCL), two images of several samples.
 std::vector<testutil::LayerNorm2dCase> LayerNorm2dSplitCases(Direction direction) {
   std::vector<testutil::LayerNorm2dCase> cases;
   for (testutil::LayerNorm2dCase& c : testutil::LayerNorm2dCases(direction)) {
-    if (c.variant == nullptr || c.variant->config_index == 0) cases.push_back(std::move(c));
+    if (c.variant != nullptr && c.variant->config_index != 0) continue;
+    const bool gpu = c.variant != nullptr && c.variant->device != internal::Device::kCpu;
+    if (gpu && !absl::EndsWith(c.name, "__3x5x7x9") && !absl::EndsWith(c.name, "__2x17x8x8")) {
+      continue;
+    }
+    cases.push_back(std::move(c));
   }
   return cases;
 }

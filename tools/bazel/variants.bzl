@@ -4,7 +4,7 @@ It drives which generators run, which objects link, and variants.inc, which
 the runtime, the tests and the benchmarks all include. Never keep a second list.
 """
 
-load("//schedules:configs.bzl", "CHANNEL_NORM_CPU_CONFIGS", "ROW_NORM_CONFIGS")
+load("//schedules:configs.bzl", "CHANNEL_NORM_CONFIGS", "ROW_NORM_CONFIGS")
 load("//tools/bazel:halide.bzl", "TARGETS")
 
 # Knobs added after a target's configs were tuned: those configs build with
@@ -42,12 +42,12 @@ _FAMILIES = {
     ),
     # LayerNorm2d over C of NCHW: a reduction across a strided axis.
     "channel_norm": struct(
-        configs = CHANNEL_NORM_CPU_CONFIGS,
+        configs = CHANNEL_NORM_CONFIGS,
         directions = {
             "fwd": struct(
                 generator = "channel_norm_forward",
                 knobs = ["vector_width", "pixels_per_task"],
-                gpu_knobs = [],
+                gpu_knobs = ["vector_width", "pixels_per_task"],
                 residual = [False],
                 native_params = False,
                 streamed = [],
@@ -55,7 +55,7 @@ _FAMILIES = {
             "bwd": struct(
                 generator = "channel_norm_backward",
                 knobs = ["vector_width", "pixels_per_task"],
-                gpu_knobs = [],
+                gpu_knobs = ["vector_width", "pixels_per_task"],
                 residual = [False],
                 native_params = False,
                 streamed = [],
