@@ -58,7 +58,36 @@ int RowVectorAlignment(int64_t hidden, int leading,
   return vector;
 }
 
-absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request) {
+namespace {
+
+// LayerNorm2d's channel-norm kernels: blocks of pixels_per_task pixels. The
+// largest block that still leaves every SM of a large GPU (an H100 has 132)
+// a block; else the smallest. A rule of thumb: not measured on a GPU yet.
+constexpr int64_t kChannelNormMinBlocks = 132;
+
+const Variant* PickCudaChannelVariant(const KernelRequest& request) {
+  const Variant* chosen = nullptr;
+  bool chosen_fills = false;
+  int64_t chosen_pixels = 0;
+  for (const Variant* v : CudaVariants()) {
+    if (v->op != request.op || v->direction != request.direction || v->dtype != request.dtype) {
+      continue;
+    }
+    const int64_t pixels = ConfigKnob(*v, "pixels_per_task");
+    const bool fills = request.rows / pixels >= kChannelNormMinBlocks;
+    const bool better = chosen == nullptr || (fills && !chosen_fills) ||
+                        (fills && pixels > chosen_pixels) ||
+                        (!fills && !chosen_fills && pixels < chosen_pixels);
+    if (better) {
+      chosen = v;
+      chosen_fills = fills;
+      chosen_pixels = pixels;
+    }
+  }
+  return chosen;
+}
+
+const Variant* PickCudaRowVariant(const KernelRequest& request) {
   const int wanted = ThreadsLog2For(request.hidden * DtypeBytes(request.dtype));
   const Variant* best = nullptr;
   int best_distance = 0;
@@ -82,7 +111,14 @@ absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request) {
       best_distance = distance;
     }
   }
-  const Variant* chosen = best ? best : any_layout;
+  return best ? best : any_layout;
+}
+
+}  // namespace
+
+absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request) {
+  const Variant* chosen = request.op == Op::kLayerNorm2d ? PickCudaChannelVariant(request)
+                                                         : PickCudaRowVariant(request);
   if (chosen == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         OpName(request.op), " ", DirectionName(request.direction), " ", DtypeName(request.dtype),

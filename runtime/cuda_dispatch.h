@@ -16,7 +16,9 @@ namespace halnorm::internal {
 // nearest (in powers of two; fewer on a tie) to those that give each thread
 // 64-127 bytes of the row: 32 threads below 4 KiB rows, 64 below 8 KiB, ...,
 // 1024 from 64 KiB. That rule is the H100 sweep of `gpu_bench
-// --all_configs` (schedules/row_norm_gpu.cc). FailedPrecondition when this
+// --all_configs` (schedules/row_norm_gpu.cc). LayerNorm2d (the channel-norm
+// kernels, rows = pixels): the largest block of pixels that still gives each
+// SM of a large GPU one, else the smallest. FailedPrecondition when this
 // build has no CUDA kernel for the request.
 absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request);
 

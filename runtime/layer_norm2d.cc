@@ -7,40 +7,17 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/dispatch.h"
-#include "runtime/kernel_param.h"
+#include "runtime/channel_norm_call.h"
+#include "runtime/cuda_tensors.h"
 #include "runtime/half_float.h"
-#include "runtime/kernel_buffer.h"
-#include "runtime/kernel_call.h"
-#include "runtime/row_batch.h"
+#include "runtime/layer_norm2d_args.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
-#include "runtime/scratch.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {
 namespace {
-
-// Every tensor of one call; dy/dx only in backward, y only in forward.
-struct Args2d {
-  halnorm_axes axes;
-  float eps;
-  const halnorm_tensor* x;
-  const halnorm_tensor* dy;
-  const halnorm_tensor* weight;
-  const halnorm_tensor* bias;
-  halnorm_tensor* out;  // y (forward) or dx (backward)
-  const char* out_name;
-  const halnorm_tensor* mean;
-  const halnorm_tensor* rstd;
-  halnorm_tensor* dweight;
-  halnorm_tensor* dbias;
-
-  int64_t N() const { return x->shape[0]; }
-  int64_t C() const { return x->shape[1]; }
-  int64_t HW() const { return x->shape[2] * x->shape[3]; }
-};
 
 std::vector<int64_t> StatsShape(const Args2d& a) {
   switch (a.axes) {
@@ -62,9 +39,10 @@ absl::Status Check(const Args2d& a, bool backward) {
   }
   HALNORM_RETURN_IF_ERROR(CheckTensor(a.x, "x"));
   const halnorm_tensor& x = *a.x;
-  if (x.device != HALNORM_CPU) {
-    return absl::FailedPreconditionError(
-        "x: device HALNORM_CUDA: LayerNorm2d has no CUDA kernels yet (CPU tensors only)");
+  if (x.device == HALNORM_CUDA && a.axes != HALNORM_AXES_C) {
+    return absl::UnimplementedError(
+        "axes: on HALNORM_CUDA tensors LayerNorm2d runs AXES_C only (NCHW or channels-last); "
+        "AXES_CHW and AXES_HW run on CPU tensors");
   }
   if (x.rank != 4) return InvalidArgument("x: rank must be 4 (NCHW), got ", x.rank);
   const auto x_shape = absl::MakeConstSpan(x.shape, 4);
@@ -134,145 +112,11 @@ halnorm_tensor NhwcView(const halnorm_tensor& t) {
   return v;
 }
 
-
-// ---- AXES_C on NCHW: the channel-norm kernels --------------------------
+// ---- Row-norm routes -------------------------------------------------
 
 halnorm_tensor DenseF32(float* data, const std::vector<int64_t>& shape) {
   return DenseTensor(data, HALNORM_F32, HALNORM_CPU, shape);
 }
-
-absl::Status ChannelKernel(const Args2d& a, bool backward, const Variant* forced) {
-  const halnorm_tensor& x = *a.x;
-  const KernelRequest request{Op::kLayerNorm2d,
-                              backward ? Direction::kBackward : Direction::kForward,
-                              x.dtype,
-                              false,
-                              a.C(),
-                              a.N() * a.HW()};
-  absl::StatusOr<const Variant*> chosen = ChooseVariant(request, forced);
-  if (!chosen.ok()) return chosen.status();
-  const halide_type_t act = HalideType(x.dtype), f32 = HalideType(HALNORM_F32);
-  const int64_t n = a.N(), c = a.C(), hw = a.HW();
-  // Statistics the caller does not want still need somewhere to go.
-  std::vector<float> mean_scratch(a.mean ? 0 : n * hw), rstd_scratch(a.rstd ? 0 : n * hw);
-  struct PerPixel {
-    char* data;
-    int64_t sample_stride;
-  };
-  auto per_pixel = [&](const halnorm_tensor* t, std::vector<float>& scratch) {
-    return t ? PerPixel{static_cast<char*>(t->data), t->strides[0]}
-             : PerPixel{reinterpret_cast<char*>(scratch.data()), hw};
-  };
-  const PerPixel mean = per_pixel(a.mean, mean_scratch), rstd = per_pixel(a.rstd, rstd_scratch);
-  // Backward partials (lane, c, tile, s): the kernel's vector lanes and
-  // pixel tiles, one block per sample. GPU kernels sum theirs on the device
-  // into one (0, c, 0, 0) block per kernel call.
-  const bool device_sums = (*chosen)->device != Device::kCpu;
-  int64_t lanes = 0, tiles = 0;
-  if (backward && device_sums) {
-    lanes = tiles = 1;
-  } else if (backward) {
-    lanes = ConfigKnob(**chosen, "vector_width");
-    const int64_t tile = ConfigKnob(**chosen, "pixels_per_task");
-    tiles = (hw + tile - 1) / tile;
-  }
-  const int64_t sample_partials = lanes * c * tiles;
-
-  // Tensors past the kernels' 32-bit offsets run in pieces of whole samples
-  // (row_batch.h: a sample's channels are whole planes apart, so a piece of
-  // pixels would span as much as its sample). Pixels are independent, and
-  // each sample's partials go where one call over all samples puts them, so
-  // the pieces change no result.
-  auto image_operand = [&](const char* name, const halnorm_tensor& t) {
-    return PieceOperand{name, (c - 1) * t.strides[1] + hw, DtypeBytes(t.dtype), t.strides[0], 0};
-  };
-  PieceOperand operands[7];
-  size_t count = 0;
-  operands[count++] = image_operand("x", x);
-  operands[count++] = image_operand(a.out_name, *a.out);
-  if (backward) operands[count++] = image_operand("dy", *a.dy);
-  operands[count++] = {"mean", hw, 4, mean.sample_stride, 0};
-  operands[count++] = {"rstd", hw, 4, rstd.sample_stride, 0};
-  if (a.weight) operands[count++] = {"weight", c, 4, 0, 0};
-  if (a.bias && !backward) operands[count++] = {"bias", c, 4, 0, 0};
-  const PiecePartials partials = !backward     ? PiecePartials{}
-                                 : device_sums ? PiecePartials{"x", c * 4, 0}
-                                               : PiecePartials{"x", sample_partials * 4, 1};
-  absl::StatusOr<PiecePlan> plan =
-      PlanPieces(n, 1, c * hw, absl::MakeConstSpan(operands, count), partials, KernelSpanLimit(),
-                 "sample", "C*H*W: AXES_C over NCHW normalizes each pixel across channels");
-  if (!plan.ok()) return plan.status();
-  RecordPiecesForTesting(plan->rows_per_piece < n, false);
-
-  KernelParam weight(a.weight, c, x.data);
-  KernelParam bias(backward ? nullptr : a.bias, c, x.data);
-  KernelCall call(**chosen);
-  call.Bind(KernelArg::kWeight, weight.buffer()).Bind(KernelArg::kHasWeight, weight.present());
-  if (!backward) {
-    call.Bind(KernelArg::kBias, bias.buffer())
-        .Bind(KernelArg::kHasBias, bias.present())
-        .Bind(KernelArg::kEps, a.eps);
-  }
-  // The kernel writes every partial, so the scratch is never cleared.
-  const int64_t pieces = n == 0 ? 0 : (n + plan->rows_per_piece - 1) / plan->rows_per_piece;
-  const int64_t blocks = device_sums ? pieces : tiles * n;
-  const int64_t partial_count = blocks * c * lanes;
-  float* const dweight_partial = backward ? ThreadScratch(2 * partial_count) : nullptr;
-  float* const dbias_partial = backward ? dweight_partial + partial_count : nullptr;
-  // Allocated before the kernel writes dx: failing afterwards would leave it
-  // written with an error returned.
-  std::vector<float> dweight_sum(a.dweight ? c : 0), dbias_sum(a.dbias ? c : 0);
-  for (int64_t first = 0; first < n; first += plan->rows_per_piece) {
-    const int64_t samples = std::min(plan->rows_per_piece, n - first);
-    auto image = [&](const halnorm_tensor& t, KernelBuffer& buffer) {
-      buffer.Set(static_cast<char*>(t.data) + first * t.strides[0] * DtypeBytes(t.dtype), act,
-                 {{hw, 1},
-                  {c, KernelStride(c, t.strides[1])},
-                  {samples, KernelStride(samples, t.strides[0])}});
-      return buffer.get();
-    };
-    auto stats = [&](const PerPixel& p, KernelBuffer& buffer) {
-      buffer.Set(p.data + first * p.sample_stride * 4, f32,
-                 {{hw, 1}, {1, 0}, {samples, KernelStride(samples, p.sample_stride)}});
-      return buffer.get();
-    };
-    KernelBuffer x_buf, out_buf, dy_buf, mean_buf, rstd_buf, dw_buf, db_buf;
-    call.Bind(KernelArg::kX, image(x, x_buf))
-        .Bind(backward ? KernelArg::kDx : KernelArg::kY, image(*a.out, out_buf))
-        .Bind(KernelArg::kMean, stats(mean, mean_buf))
-        .Bind(KernelArg::kRstd, stats(rstd, rstd_buf));
-    if (backward) {
-      // The piece's block(s): those of its samples, or its own one.
-      const int64_t partial_samples = device_sums ? 1 : samples;
-      const int64_t offset = device_sums ? first / plan->rows_per_piece * c : first * sample_partials;
-      const std::initializer_list<DimSpec> partial_dims = {
-          {lanes, 1}, {c, lanes}, {tiles, lanes * c}, {partial_samples, sample_partials}};
-      dw_buf.Set(dweight_partial + offset, f32, partial_dims);
-      db_buf.Set(dbias_partial + offset, f32, partial_dims);
-      call.Bind(KernelArg::kDy, image(*a.dy, dy_buf))
-          .Bind(KernelArg::kDweightPartial, dw_buf.get())
-          .Bind(KernelArg::kDbiasPartial, db_buf.get());
-    }
-    HALNORM_RETURN_IF_ERROR(call.Run());
-  }
-  if (!backward) return absl::OkStatus();
-  // Fixed order: for each channel, samples, then tiles, then lanes (GPU:
-  // the pieces' sums, in order).
-  auto store = [&](const float* partial, std::vector<float>& sum, halnorm_tensor* out) {
-    if (out == nullptr) return;
-    for (int64_t block = 0; block < blocks; block++) {
-      for (int64_t ch = 0; ch < c; ch++) {
-        for (int64_t l = 0; l < lanes; l++) sum[ch] += partial[(block * c + ch) * lanes + l];
-      }
-    }
-    StoreFromF32(sum.data(), c, *out);
-  };
-  store(dweight_partial, dweight_sum, a.dweight);
-  store(dbias_partial, dbias_sum, a.dbias);
-  return absl::OkStatus();
-}
-
-// ---- Row-norm routes -------------------------------------------------
 
 // Where channel c's i-th feature sits in a [C][HW] (NCHW) or [HW][C]
 // (channels-last) per-sample row.
@@ -425,16 +269,28 @@ absl::Status ChannelRows(const Args2d& a) {
   return absl::OkStatus();
 }
 
-absl::Status Run(const Args2d& a, const Variant* forced) {
-  const bool backward = a.dy != nullptr;
-  HALNORM_RETURN_IF_ERROR(Check(a, backward));
-  if (NumElements(*a.x) == 0) {
-    const std::vector<float> zeros(a.C(), 0.f);
+// dweight and dbias (those given) of a call with no elements: zeros.
+absl::Status ZeroChannelSums(const Args2d& a) {
+  if (a.x->device == HALNORM_CUDA) {
+    if (a.dweight == nullptr && a.dbias == nullptr) return absl::OkStatus();
+    absl::StatusOr<std::unique_ptr<CudaCall>> cuda = CudaCall::Begin(*a.x, nullptr);
+    if (!cuda.ok()) return cuda.status();
     for (halnorm_tensor* t : {a.dweight, a.dbias}) {
-      if (t) StoreFromF32(zeros.data(), a.C(), *t);
+      if (t) HALNORM_RETURN_IF_ERROR((*cuda)->Zero(t->data, a.C() * DtypeBytes(t->dtype)));
     }
     return absl::OkStatus();
   }
+  const std::vector<float> zeros(a.C(), 0.f);
+  for (halnorm_tensor* t : {a.dweight, a.dbias}) {
+    if (t) StoreFromF32(zeros.data(), a.C(), *t);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Run(const Args2d& a, const Variant* forced) {
+  const bool backward = a.dy != nullptr;
+  HALNORM_RETURN_IF_ERROR(Check(a, backward));
+  if (NumElements(*a.x) == 0) return ZeroChannelSums(a);
   switch (a.axes) {
     case HALNORM_AXES_CHW:
       return SampleRows(a);
@@ -451,7 +307,7 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
   }
   const char* not_nchw = OutOfLayout(a, PixelsContiguous);
   const bool stats_nchw = StatPixelsContiguous(a.mean) && StatPixelsContiguous(a.rstd);
-  if (not_nchw == nullptr && stats_nchw) return ChannelKernel(a, backward, forced);
+  if (not_nchw == nullptr && stats_nchw) return ChannelNormCall(a, forced);
   const char* not_channels_last = OutOfLayout(a, ChannelsLast);
   if (not_channels_last == nullptr) return ChannelsLastRows(a);
   // Name the tensor that breaks the layout x has.

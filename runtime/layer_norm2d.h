@@ -1,7 +1,8 @@
 // LayerNorm2d over NCHW tensors, all three axes. AXES_C on NCHW with
 // contiguous H,W runs the channel-norm kernels (a reduction across the
-// strided channel axis, vectorized across pixels); channels-last AXES_C,
-// AXES_CHW and AXES_HW are row norms and run on the LayerNorm kernels.
+// strided channel axis, vectorized across pixels; runtime/channel_norm_call.h);
+// channels-last AXES_C, AXES_CHW and AXES_HW are row norms and run on the
+// LayerNorm kernels. HALNORM_CUDA tensors: AXES_C only.
 #ifndef HALNORM_RUNTIME_LAYER_NORM2D_H_
 #define HALNORM_RUNTIME_LAYER_NORM2D_H_
 

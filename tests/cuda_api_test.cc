@@ -1,10 +1,12 @@
-// LayerNorm and RMSNorm forward and backward on HALNORM_CUDA tensors through
-// the public C entry points (dispatch picks the CUDA variant), against the
-// float64 reference, on the same cases as the CPU variants: the tensors are
+// LayerNorm, RMSNorm and LayerNorm2d (AXES_C) forward and backward on
+// HALNORM_CUDA tensors through the public C entry points (dispatch picks the
+// CUDA variant), against the float64 reference, on the same cases as the CPU
+// variants and the CPU dispatch: the tensors are
 // copied to the device whole (tests/cuda_mirror.h), so the host-side checks
 // apply. Runs for real only where a GPU and its driver are; elsewhere every
 // case says SKIPPED. (The CUDA kernels also run through the forced-variant
-// suites, row_norm_{forward,backward}_test, on a GPU machine.)
+// suites, row_norm_{forward,backward}_test and layer_norm2d_test, on a GPU
+// machine.)
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,8 @@
 #include "runtime/halnorm_c.h"
 #include "runtime/variant_registry.h"
 #include "tests/cuda_mirror.h"
+#include "tests/layer_norm2d_cases.h"
+#include "tests/layer_norm2d_problems.h"
 #include "tests/row_norm_backward_problem.h"
 #include "tests/row_norm_cases.h"
 #include "tests/row_norm_forward_problem.h"
@@ -40,7 +44,18 @@ std::vector<VariantAndCase> CudaCases(Direction direction) {
   return params;
 }
 
-class CudaApiTest : public ::testing::TestWithParam<VariantAndCase> {
+// LayerNorm2d: the CPU dispatch's AXES_C cases (NCHW runs the channel-norm
+// kernels, channels-last the row-norm ones), every dtype and option.
+std::vector<testutil::LayerNorm2dCase> CudaLayerNorm2dCases(Direction direction) {
+  std::vector<testutil::LayerNorm2dCase> cases;
+  for (testutil::LayerNorm2dCase& c : testutil::LayerNorm2dCases(direction)) {
+    if (c.variant == nullptr && c.axes == HALNORM_AXES_C) cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+template <typename Param>
+class CudaTest : public ::testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
     absl::StatusOr<const CudaDriver*> driver = internal::LoadCudaDriver();
@@ -71,8 +86,11 @@ class CudaApiTest : public ::testing::TestWithParam<VariantAndCase> {
   std::unique_ptr<CudaMirror> mirror_;
 };
 
+class CudaApiTest : public CudaTest<VariantAndCase> {};
 using CudaForwardTest = CudaApiTest;
 using CudaBackwardTest = CudaApiTest;
+class CudaLayerNorm2dForwardTest : public CudaTest<testutil::LayerNorm2dCase> {};
+class CudaLayerNorm2dBackwardTest : public CudaTest<testutil::LayerNorm2dCase> {};
 
 TEST_P(CudaForwardTest, MatchesReference) {
   testutil::ForwardProblem problem(GetParam().row_case);
@@ -94,6 +112,27 @@ INSTANTIATE_TEST_SUITE_P(AllCases, CudaForwardTest,
 INSTANTIATE_TEST_SUITE_P(AllCases, CudaBackwardTest,
                          ::testing::ValuesIn(CudaCases(Direction::kBackward)),
                          testutil::VariantAndCaseTestName);
+
+TEST_P(CudaLayerNorm2dForwardTest, MatchesReference) {
+  testutil::LayerNorm2dForwardProblem problem(GetParam());
+  RunOnDevice(problem);
+  if (IsSkipped() || HasFatalFailure()) return;
+  problem.ExpectMatchesReference();
+}
+
+TEST_P(CudaLayerNorm2dBackwardTest, MatchesReference) {
+  testutil::LayerNorm2dBackwardProblem problem(GetParam());
+  RunOnDevice(problem);
+  if (IsSkipped() || HasFatalFailure()) return;
+  problem.ExpectMatchesReference();
+}
+
+INSTANTIATE_TEST_SUITE_P(AxesC, CudaLayerNorm2dForwardTest,
+                         ::testing::ValuesIn(CudaLayerNorm2dCases(Direction::kForward)),
+                         testutil::LayerNorm2dCaseTestName);
+INSTANTIATE_TEST_SUITE_P(AxesC, CudaLayerNorm2dBackwardTest,
+                         ::testing::ValuesIn(CudaLayerNorm2dCases(Direction::kBackward)),
+                         testutil::LayerNorm2dCaseTestName);
 
 // The call runs on the caller's stream: its results are there once that
 // stream (a non-blocking one, so not ordered with the legacy default

@@ -73,10 +73,11 @@ absl::Status LayerNorm2dForwardProblem::Run() {
                                       case_.variant);
 }
 
-int LayerNorm2dForwardProblem::RunPublic() {
+int LayerNorm2dForwardProblem::RunPublic(const ViewOf& view_of) {
   SnapshotInputs();
-  return halnorm_layer_norm2d_forward(x_.view(), ViewOrNull(weight_), ViewOrNull(bias_), case_.axes,
-                                      case_.eps, y_.view(), ViewOrNull(mean_), ViewOrNull(rstd_));
+  return halnorm_layer_norm2d_forward(
+      view_of(x_), ViewOrNull(weight_, view_of), ViewOrNull(bias_, view_of), case_.axes, case_.eps,
+      view_of(y_), ViewOrNull(mean_, view_of), ViewOrNull(rstd_, view_of));
 }
 
 reference::ForwardResult LayerNorm2dForwardProblem::Expected() const {
@@ -98,9 +99,16 @@ void LayerNorm2dForwardProblem::ExpectMatchesReference() const {
 }
 
 std::vector<const TestTensor*> LayerNorm2dForwardProblem::Outputs() const {
-  std::vector<const TestTensor*> outputs = {&y_};
-  if (mean_) outputs.push_back(&*mean_);
-  if (rstd_) outputs.push_back(&*rstd_);
+  const std::vector<TestTensor*> outputs =
+      const_cast<LayerNorm2dForwardProblem*>(this)->MutableOutputs();
+  return {outputs.begin(), outputs.end()};
+}
+
+std::vector<TestTensor*> LayerNorm2dForwardProblem::MutableOutputs() {
+  std::vector<TestTensor*> outputs = {&y_};
+  for (std::optional<TestTensor>* output : {&mean_, &rstd_}) {
+    if (*output) outputs.push_back(&**output);
+  }
   return outputs;
 }
 
@@ -138,11 +146,11 @@ absl::Status LayerNorm2dBackwardProblem::Run() {
                                        ViewOrNull(dweight_), ViewOrNull(dbias_), case_.variant);
 }
 
-int LayerNorm2dBackwardProblem::RunPublic() {
+int LayerNorm2dBackwardProblem::RunPublic(const ViewOf& view_of) {
   SnapshotInputs();
-  return halnorm_layer_norm2d_backward(dy_.view(), x_.view(), mean_.view(), rstd_.view(),
-                                       ViewOrNull(weight_), case_.axes, dx_.view(),
-                                       ViewOrNull(dweight_), ViewOrNull(dbias_));
+  return halnorm_layer_norm2d_backward(view_of(dy_), view_of(x_), view_of(mean_), view_of(rstd_),
+                                       ViewOrNull(weight_, view_of), case_.axes, view_of(dx_),
+                                       ViewOrNull(dweight_, view_of), ViewOrNull(dbias_, view_of));
 }
 
 reference::BackwardResult LayerNorm2dBackwardProblem::Expected() const {
@@ -169,9 +177,16 @@ void LayerNorm2dBackwardProblem::ExpectMatchesReference() const {
 }
 
 std::vector<const TestTensor*> LayerNorm2dBackwardProblem::Outputs() const {
-  std::vector<const TestTensor*> outputs = {&dx_};
-  if (dweight_) outputs.push_back(&*dweight_);
-  if (dbias_) outputs.push_back(&*dbias_);
+  const std::vector<TestTensor*> outputs =
+      const_cast<LayerNorm2dBackwardProblem*>(this)->MutableOutputs();
+  return {outputs.begin(), outputs.end()};
+}
+
+std::vector<TestTensor*> LayerNorm2dBackwardProblem::MutableOutputs() {
+  std::vector<TestTensor*> outputs = {&dx_};
+  for (std::optional<TestTensor>* output : {&dweight_, &dbias_}) {
+    if (*output) outputs.push_back(&**output);
+  }
   return outputs;
 }
 

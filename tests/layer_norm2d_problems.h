@@ -24,8 +24,9 @@ class LayerNorm2dForwardProblem {
 
   // internal::LayerNorm2dForward, forcing the case's variant (if any).
   absl::Status Run();
-  // halnorm_layer_norm2d_forward (dispatches).
-  int RunPublic();
+  // halnorm_layer_norm2d_forward (dispatches), on the tensors' `view_of`
+  // views (HALNORM_CUDA ones: tests/cuda_mirror.h).
+  int RunPublic(const ViewOf& view_of = HostView);
 
   reference::ForwardResult Expected() const;
   // Adds gtest failures for outputs outside the policy tolerance, writes
@@ -38,6 +39,7 @@ class LayerNorm2dForwardProblem {
   const std::optional<TestTensor>& mean() const { return mean_; }
   const std::optional<TestTensor>& rstd() const { return rstd_; }
   std::vector<const TestTensor*> Outputs() const;  // those present
+  std::vector<TestTensor*> MutableOutputs();
 
  private:
   void SnapshotInputs();
@@ -60,8 +62,8 @@ class LayerNorm2dBackwardProblem {
 
   // internal::LayerNorm2dBackward, forcing the case's variant (if any).
   absl::Status Run();
-  // halnorm_layer_norm2d_backward (dispatches).
-  int RunPublic();
+  // halnorm_layer_norm2d_backward (dispatches), as the forward's.
+  int RunPublic(const ViewOf& view_of = HostView);
 
   reference::BackwardResult Expected() const;
   // As the forward's: dx, then dweight/dbias with the sum tolerance.
@@ -74,6 +76,7 @@ class LayerNorm2dBackwardProblem {
   const std::optional<TestTensor>& dweight() const { return dweight_; }
   const std::optional<TestTensor>& dbias() const { return dbias_; }
   std::vector<const TestTensor*> Outputs() const;  // those present
+  std::vector<TestTensor*> MutableOutputs();
 
  private:
   void SnapshotInputs();
