@@ -192,19 +192,10 @@ absl::Status ChannelNormCall(const Args2d& a, const Variant* forced) {
 
   // weight and bias reach the kernel as C f32 values; on CUDA, 16-bit ones
   // are converted on the device and all are used in place.
-  const halnorm_tensor* weight_in = a.weight;
-  const halnorm_tensor* bias_in = backward ? nullptr : a.bias;
-  halnorm_tensor weight_scratch, bias_scratch;
-  if (on_cuda) {
-    for (auto [param, scratch] :
-         {std::pair{&weight_in, &weight_scratch}, {&bias_in, &bias_scratch}}) {
-      absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(*param, scratch);
-      if (!f32.ok()) return f32.status();
-      *param = *f32;
-    }
-  }
-  KernelParam weight(weight_in, c, x.data);
-  KernelParam bias(bias_in, c, x.data);
+  ParamsF32 params{a.weight, backward ? nullptr : a.bias};
+  if (on_cuda) HALNORM_RETURN_IF_ERROR(cuda->ToF32(params));
+  KernelParam weight(params.weight, c, x.data);
+  KernelParam bias(params.bias, c, x.data);
   if (on_cuda) {
     MoveToCudaDevice(weight.buffer());
     MoveToCudaDevice(bias.buffer());

@@ -1,5 +1,6 @@
 #include "runtime/cuda_tensors.h"
 
+#include <utility>
 #include <vector>
 
 #include "runtime/cuda_param_convert.h"
@@ -69,6 +70,16 @@ absl::StatusOr<const halnorm_tensor*> CudaCall::AsF32(const halnorm_tensor* t,
   *scratch = DenseTensor(*values, HALNORM_F32, HALNORM_CUDA,
                          std::vector<int64_t>(t->shape, t->shape + t->rank));
   return scratch;
+}
+
+absl::Status CudaCall::ToF32(ParamsF32& params) {
+  for (auto [param, scratch] : {std::pair{&params.weight, &params.weight_scratch},
+                                {&params.bias, &params.bias_scratch}}) {
+    absl::StatusOr<const halnorm_tensor*> f32 = AsF32(*param, scratch);
+    if (!f32.ok()) return f32.status();
+    *param = *f32;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<float*> CudaCall::F32Output(const halnorm_tensor& out) {

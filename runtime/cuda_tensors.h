@@ -22,6 +22,14 @@ namespace halnorm::internal {
 // kernel uses that memory in place, nothing is copied.
 void MoveToCudaDevice(halide_buffer_t* buffer);
 
+// A call's weight and bias (either may be null), as CudaCall::ToF32 leaves
+// them: f32, converted copies held in the scratch tensors where made.
+struct ParamsF32 {
+  const halnorm_tensor* weight;
+  const halnorm_tensor* bias;
+  halnorm_tensor weight_scratch{}, bias_scratch{};
+};
+
 // The call's context (the one owning x's memory) and stream, current until
 // the end of the call, and its scratch, freed in stream order at the end
 // (cuMemFreeAsync: no synchronization with the caller's stream).
@@ -43,6 +51,8 @@ class CudaCall {
   // kernels read: itself when f32, else a converted copy in scratch (in
   // stream order). `t` null: null.
   absl::StatusOr<const halnorm_tensor*> AsF32(const halnorm_tensor* t, halnorm_tensor* scratch);
+  // Both of `params` through AsF32.
+  absl::Status ToF32(ParamsF32& params);
 
   // Where the kernel's f32 dweight/dbias for `out` go: out's own memory
   // when f32, else scratch, which FinishParam then stores into `out`.

@@ -131,22 +131,13 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   // A weight converted to f32 here gets the offset folded in; CUDA weights
   // (16-bit ones converted on the device) and native params are used in
   // place, and the kernel adds it (weight_offset).
-  const halnorm_tensor* weight_in = a.weight;
-  const halnorm_tensor* bias_in = a.bias;
-  halnorm_tensor weight_scratch, bias_scratch;
-  if (on_cuda) {
-    for (auto [param, scratch] :
-         {std::pair{&weight_in, &weight_scratch}, {&bias_in, &bias_scratch}}) {
-      absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(*param, scratch);
-      if (!f32.ok()) return f32.status();
-      *param = *f32;
-    }
-  }
+  ParamsF32 params{a.weight, a.bias};
+  if (on_cuda) HALNORM_RETURN_IF_ERROR(cuda->ToF32(params));
   const bool kernel_adds_offset = on_cuda || request.native_params;
   const halnorm_dtype param_dtype = request.native_params ? a.x->dtype : HALNORM_F32;
-  KernelParam weight(weight_in, g.hidden, a.x->data, kernel_adds_offset ? 0.f : a.opt.weight_offset,
-                     param_dtype);
-  KernelParam bias(bias_in, g.hidden, a.x->data, 0.f, param_dtype);
+  KernelParam weight(params.weight, g.hidden, a.x->data,
+                     kernel_adds_offset ? 0.f : a.opt.weight_offset, param_dtype);
+  KernelParam bias(params.bias, g.hidden, a.x->data, 0.f, param_dtype);
   if (on_cuda) {
     MoveToCudaDevice(weight.buffer());
     MoveToCudaDevice(bias.buffer());
