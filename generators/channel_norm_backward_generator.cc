@@ -151,7 +151,7 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
     weight_->dim(0).set_bounds(0, channels);
     dx.dim(1).set_min(0);
     for (Output<Buffer<float>>* out : {dweight_partial_, dbias_partial_}) {
-      out->dim(0).set_bounds(0, gpu ? 1 : lanes);  // one vector of pixel lanes
+      out->dim(0).set_bounds(0, gpu ? 1 : lanes);  // CPU: one vector of pixel lanes
       out->dim(1).set_bounds(0, channels);
       if (gpu) {  // summed over the tiles and samples
         out->dim(2).set_bounds(0, 1);

@@ -81,10 +81,12 @@ absl::StatusOr<const Variant*> PickVariant(const KernelRequest& request) {
   if (request.device == HALNORM_CUDA) {
     absl::StatusOr<const Variant*> chosen = PickCudaVariant(request);
     if (chosen.ok() && VerboseDispatch()) {
-      std::fprintf(stderr,
-                   "halnorm dispatch: %s on HALNORM_CUDA -> %s (rows of whole %d-element "
-                   "vectors)\n",
-                   Describe(request).c_str(), (*chosen)->name, request.row_vector_alignment);
+      const std::string why =
+          request.op == Op::kLayerNorm2d
+              ? absl::StrCat(request.rows, " pixels")
+              : absl::StrCat("rows of whole ", request.row_vector_alignment, "-element vectors");
+      std::fprintf(stderr, "halnorm dispatch: %s on HALNORM_CUDA -> %s (%s)\n",
+                   Describe(request).c_str(), (*chosen)->name, why.c_str());
     }
     return chosen;
   }
