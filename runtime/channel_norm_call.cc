@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/cuda_channel_planes.h"
+#include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
 #include "runtime/half_float.h"
@@ -60,8 +63,8 @@ PartialLayout PartialLayoutOf(const Variant& v, int64_t hw) {
 class ChannelSums {
  public:
   // Host tensors: `blocks` partial blocks of c x lanes each, in host scratch.
-  // HALNORM_CUDA tensors: the one block a GPU kernel call writes, straight
-  // into f32 outputs (else device scratch).
+  // HALNORM_CUDA tensors: a block per GPU kernel call (lanes = 1), one
+  // straight into f32 outputs (else device scratch).
   static absl::StatusOr<ChannelSums> Make(const Args2d& a, int64_t blocks, int64_t lanes,
                                           CudaCall* cuda) {
     ChannelSums sums(a, blocks, lanes, cuda);
@@ -75,10 +78,18 @@ class ChannelSums {
       sums.dbias_sum_.resize(a.dbias ? a.C() : 0);
       return sums;
     }
-    for (auto [out, data] : {std::pair{a.dweight, &sums.dweight_}, {a.dbias, &sums.dbias_}}) {
-      absl::StatusOr<float*> place = out ? cuda->F32Output(*out) : cuda->Scratch(count);
+    // One block (one kernel call): the kernel writes the sums in place.
+    // Several: each call's block in scratch, added on the device at the end.
+    for (auto [out, data, total] : {std::tuple{a.dweight, &sums.dweight_, &sums.dweight_total_},
+                                    std::tuple{a.dbias, &sums.dbias_, &sums.dbias_total_}}) {
+      const bool in_place = out != nullptr && blocks == 1;
+      absl::StatusOr<float*> place = in_place ? cuda->F32Output(*out) : cuda->Scratch(count);
       if (!place.ok()) return place.status();
       *data = *place;
+      if (out == nullptr || in_place) continue;
+      absl::StatusOr<float*> made = cuda->F32Output(*out);
+      if (!made.ok()) return made.status();
+      *total = *made;
     }
     return sums;
   }
@@ -90,8 +101,17 @@ class ChannelSums {
   // tiles), then the lanes.
   absl::Status Finish() {
     if (cuda_ != nullptr) {
-      for (auto [out, data] : {std::pair{a_.dweight, dweight_}, {a_.dbias, dbias_}}) {
-        if (out) HALNORM_RETURN_IF_ERROR(cuda_->FinishParam(data, *out));
+      for (auto [out, data, total] : {std::tuple{a_.dweight, dweight_, dweight_total_},
+                                      std::tuple{a_.dbias, dbias_, dbias_total_}}) {
+        if (out == nullptr) continue;
+        if (blocks_ > 1) {
+          // The calls' [block][c] sums, added block by block.
+          HALNORM_RETURN_IF_ERROR(SumChannelsOnCuda(
+              cuda_->driver(), cuda_->context(), static_cast<CUstream>(cuda_->stream()), data,
+              total, a_.C(), blocks_, 1, a_.C()));
+          data = total;
+        }
+        HALNORM_RETURN_IF_ERROR(cuda_->FinishParam(data, *out));
       }
       return absl::OkStatus();
     }
@@ -119,6 +139,8 @@ class ChannelSums {
   CudaCall* cuda_;
   float* dweight_ = nullptr;
   float* dbias_ = nullptr;
+  float* dweight_total_ = nullptr;  // CUDA, several blocks: where they are added
+  float* dbias_total_ = nullptr;
   std::vector<float> dweight_sum_, dbias_sum_;
 };
 
@@ -179,15 +201,17 @@ absl::Status ChannelNormCall(const Args2d& a, const Variant* forced) {
       n, 1, c * hw, absl::MakeConstSpan(operands, count), piece_partials, KernelSpanLimit(),
       "sample", "C*H*W: AXES_C over NCHW normalizes each pixel across channels");
   if (!plan.ok()) return plan.status();
-  const int64_t pieces = n == 0 ? 0 : (n + plan->rows_per_piece - 1) / plan->rows_per_piece;
-  if (on_cuda && backward && pieces > 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        "x: on HALNORM_CUDA, a LayerNorm2d backward call on tensors past what one kernel call "
-        "addresses (",
-        SpanLimitText(KernelSpanLimit()),
-        " per tensor) is not supported yet: the GPU kernels write dweight/dbias once per call "
-        "(run the samples in several calls and add their dweight/dbias)"));
+  if (on_cuda) {
+    // The GPU kernels put samples on grid y (z in the backward's partials
+    // walk, whose y is the channel), where a launch has at most 65535 blocks.
+    if (backward && c > kCudaMaxGridYZ) {
+      return absl::UnimplementedError(absl::StrCat(
+          "x: on HALNORM_CUDA, a LayerNorm2d backward over more than ", kCudaMaxGridYZ,
+          " channels is not supported (C = ", c, "): its GPU kernels launch a block row per channel"));
+    }
+    plan->rows_per_piece = std::min(plan->rows_per_piece, kCudaMaxGridYZ);
   }
+  const int64_t pieces = n == 0 ? 0 : (n + plan->rows_per_piece - 1) / plan->rows_per_piece;
   RecordPiecesForTesting(pieces > 1, false);
 
   // weight and bias reach the kernel as C f32 values; on CUDA, 16-bit ones

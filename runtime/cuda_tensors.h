@@ -39,6 +39,8 @@ class CudaCall {
   static absl::StatusOr<std::unique_ptr<CudaCall>> Begin(const halnorm_tensor& x, void* stream);
   ~CudaCall();
 
+  const CudaDriver& driver() const { return driver_; }
+  CUcontext context() const { return context_; }
   void* stream() const { return stream_; }
 
   // `count` floats of device memory, uninitialized, valid until the call ends.

@@ -5,9 +5,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "runtime/channel_norm_call.h"
+#include "runtime/channel_planes.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/half_float.h"
 #include "runtime/layer_norm2d_args.h"
@@ -39,11 +42,6 @@ absl::Status Check(const Args2d& a, bool backward) {
   }
   HALNORM_RETURN_IF_ERROR(CheckTensor(a.x, "x"));
   const halnorm_tensor& x = *a.x;
-  if (x.device == HALNORM_CUDA && a.axes != HALNORM_AXES_C) {
-    return absl::UnimplementedError(
-        "axes: on HALNORM_CUDA tensors LayerNorm2d runs AXES_C only (NCHW or channels-last); "
-        "AXES_CHW and AXES_HW run on CPU tensors");
-  }
   if (x.rank != 4) return InvalidArgument("x: rank must be 4 (NCHW), got ", x.rank);
   const auto x_shape = absl::MakeConstSpan(x.shape, 4);
   for (auto [name, t] : {NamedTensor{backward ? "dy" : "x", backward ? a.dy : a.x},
@@ -114,42 +112,6 @@ halnorm_tensor NhwcView(const halnorm_tensor& t) {
 
 // ---- Row-norm routes -------------------------------------------------
 
-halnorm_tensor DenseF32(float* data, const std::vector<int64_t>& shape) {
-  return DenseTensor(data, HALNORM_F32, HALNORM_CPU, shape);
-}
-
-// Where channel c's i-th feature sits in a [C][HW] (NCHW) or [HW][C]
-// (channels-last) per-sample row.
-struct FeatureLayout {
-  int64_t channels, per_channel;
-  bool channels_last;
-  int64_t operator()(int64_t c, int64_t i) const {
-    return channels_last ? i * channels + c : c * per_channel + i;
-  }
-};
-
-// weight[c] repeated over its features, as f32 (absent stays absent).
-std::vector<float> Expand(const halnorm_tensor* t, const FeatureLayout& at) {
-  if (t == nullptr) return {};
-  const std::vector<float> values = ToF32(*t, at.channels);
-  std::vector<float> out(at.channels * at.per_channel);
-  for (int64_t c = 0; c < at.channels; c++) {
-    for (int64_t i = 0; i < at.per_channel; i++) out[at(c, i)] = values[c];
-  }
-  return out;
-}
-
-// Sums each channel's features, in feature order, into `sum` (C zeros,
-// allocated before any output was written) and stores them in `out`.
-void StoreChannelSums(const std::vector<float>& values, const FeatureLayout& at,
-                      std::vector<float>& sum, halnorm_tensor* out) {
-  if (out == nullptr) return;
-  for (int64_t c = 0; c < at.channels; c++) {
-    for (int64_t i = 0; i < at.per_channel; i++) sum[c] += values[at(c, i)];
-  }
-  StoreFromF32(sum.data(), at.channels, *out);
-}
-
 // One row-norm call: forward (dy == nullptr) or backward.
 absl::Status RowNorm(const Args2d& a, const halnorm_tensor& x, const halnorm_tensor* dy,
                      const halnorm_tensor* weight, const halnorm_tensor* bias, halnorm_tensor& out,
@@ -191,6 +153,43 @@ absl::Status CheckChannelsLastSample(const halnorm_tensor* t, const char* name) 
   return absl::OkStatus();
 }
 
+// A plane per given tensor of {weight, bias} (forward) or {dweight, dbias}
+// (backward): the per-feature parameters of a route's row-norm call.
+struct AffinePlanes {
+  halnorm_tensor weight{}, bias{}, dweight{}, dbias{};
+  float* dweight_sums = nullptr;
+  float* dbias_sums = nullptr;
+};
+
+// The call's planes (each of `shape`, at.features() values) and, for the
+// backward, the places of its per-channel sums, all made before any output
+// is written.
+absl::StatusOr<AffinePlanes> MakePlanes(const Args2d& a, ChannelPlanes& planes,
+                                        const FeatureLayout& at, const std::vector<int64_t>& shape) {
+  AffinePlanes p;
+  HALNORM_RETURN_IF_ERROR(planes.Expand(a.weight, at, shape, &p.weight));
+  HALNORM_RETURN_IF_ERROR(planes.Expand(a.bias, at, shape, &p.bias));
+  for (auto [out, plane, sums] : {std::tuple{a.dweight, &p.dweight, &p.dweight_sums},
+                                  std::tuple{a.dbias, &p.dbias, &p.dbias_sums}}) {
+    if (out == nullptr) continue;
+    absl::StatusOr<float*> data = planes.Scratch(at.features());
+    if (!data.ok()) return data.status();
+    *plane = planes.Tensor(*data, shape);
+    absl::StatusOr<float*> made = planes.SumsFor(out);
+    if (!made.ok()) return made.status();
+    *sums = *made;
+  }
+  return p;
+}
+
+// dweight and dbias from the planes the row-norm calls wrote.
+absl::Status StoreSums(const Args2d& a, ChannelPlanes& planes, const FeatureLayout& at,
+                       const AffinePlanes& p) {
+  HALNORM_RETURN_IF_ERROR(planes.StoreSums(static_cast<const float*>(p.dweight.data), at,
+                                           p.dweight_sums, a.dweight));
+  return planes.StoreSums(static_cast<const float*>(p.dbias.data), at, p.dbias_sums, a.dbias);
+}
+
 // AXES_CHW: a sample is one row of C*H*W (NCHW, or H*W*C channels-last);
 // the per-channel affine becomes a per-feature one by repeating each
 // channel's value over its features.
@@ -205,42 +204,48 @@ absl::Status SampleRows(const Args2d& a) {
   const std::vector<int64_t> row_shape =
       channels_last ? std::vector<int64_t>{a.x->shape[2], a.x->shape[3], a.C()}
                     : std::vector<int64_t>{a.C(), a.x->shape[2], a.x->shape[3]};
-  std::vector<float> weight = Expand(a.weight, at), bias = Expand(a.bias, at);
-  std::vector<float> dweight(a.dweight ? a.C() * a.HW() : 0), dbias(a.dbias ? a.C() * a.HW() : 0);
-  std::vector<float> dweight_sum(a.dweight ? a.C() : 0), dbias_sum(a.dbias ? a.C() : 0);
-  halnorm_tensor w = DenseF32(weight.data(), row_shape), b = DenseF32(bias.data(), row_shape);
-  halnorm_tensor dw = DenseF32(dweight.data(), row_shape), db = DenseF32(dbias.data(), row_shape);
+  absl::StatusOr<std::unique_ptr<ChannelPlanes>> planes = ChannelPlanes::For(*a.x);
+  if (!planes.ok()) return planes.status();
+  absl::StatusOr<AffinePlanes> p = MakePlanes(a, **planes, at, row_shape);
+  if (!p.ok()) return p.status();
   auto view = [&](const halnorm_tensor& t) { return channels_last ? NhwcView(t) : t; };
   halnorm_tensor x = view(*a.x), out = view(*a.out);
   halnorm_tensor dy = a.dy ? view(*a.dy) : halnorm_tensor{};
-  HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
-                                  a.bias ? &b : nullptr, out, a.mean, a.rstd,
-                                  a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 3));
-  StoreChannelSums(dweight, at, dweight_sum, a.dweight);
-  StoreChannelSums(dbias, at, dbias_sum, a.dbias);
-  return absl::OkStatus();
+  HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &p->weight : nullptr,
+                                  a.bias ? &p->bias : nullptr, out, a.mean, a.rstd,
+                                  a.dweight ? &p->dweight : nullptr, a.dbias ? &p->dbias : nullptr,
+                                  3));
+  return StoreSums(a, **planes, at, *p);
 }
 
 // AXES_HW: rows are (sample, channel) planes; one row-norm call per channel
-// so its affine is a per-feature constant.
+// so its affine is a per-feature constant: that channel's slice of [C][H*W]
+// planes.
 absl::Status ChannelRows(const Args2d& a) {
   const int64_t c_count = a.C(), hw = a.HW();
   const std::vector<int64_t> plane = {a.x->shape[2], a.x->shape[3]};
-  const std::vector<float> weight = a.weight ? ToF32(*a.weight, c_count) : std::vector<float>{};
-  const std::vector<float> bias = a.bias ? ToF32(*a.bias, c_count) : std::vector<float>{};
-  std::vector<float> dweight(a.dweight ? c_count * hw : 0), dbias(a.dbias ? c_count * hw : 0);
-  std::vector<float> dweight_sum(a.dweight ? c_count : 0), dbias_sum(a.dbias ? c_count : 0);
-  std::vector<float> w_plane(hw), b_plane(hw);
   const FeatureLayout at{c_count, hw, false};
-  // Statistics the forward's caller did not ask for: [N,C] scratch, here,
-  // before any channel's y is written (each channel's call would otherwise
-  // allocate its own after the channels before it were written).
+  absl::StatusOr<std::unique_ptr<ChannelPlanes>> planes = ChannelPlanes::For(*a.x);
+  if (!planes.ok()) return planes.status();
+  absl::StatusOr<AffinePlanes> p = MakePlanes(a, **planes, at, {c_count, hw});
+  if (!p.ok()) return p.status();
+  // Statistics the forward's caller did not ask for: [N,C] scratch, made
+  // here, before any channel's y is written (each channel's call would
+  // otherwise allocate its own after the channels before it were written).
   const std::vector<int64_t> stats_shape = {a.N(), c_count};
-  std::vector<float> mean_scratch(a.mean ? 0 : a.N() * c_count);
-  std::vector<float> rstd_scratch(a.rstd ? 0 : a.N() * c_count);
-  const halnorm_tensor mean_all = a.mean ? *a.mean : DenseF32(mean_scratch.data(), stats_shape);
-  const halnorm_tensor rstd_all = a.rstd ? *a.rstd : DenseF32(rstd_scratch.data(), stats_shape);
-  // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as [N].
+  halnorm_tensor stats[2];
+  for (int k = 0; k < 2; k++) {
+    const halnorm_tensor* given = k == 0 ? a.mean : a.rstd;
+    if (given != nullptr) {
+      stats[k] = *given;
+      continue;
+    }
+    absl::StatusOr<float*> data = (*planes)->Scratch(a.N() * c_count);
+    if (!data.ok()) return data.status();
+    stats[k] = (*planes)->Tensor(*data, stats_shape);
+  }
+  // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as
+  // [N], of a [C][H*W] plane as [H,W].
   auto slice = [](const halnorm_tensor& t, int64_t c) {
     halnorm_tensor s = t;
     s.data = static_cast<char*>(t.data) + c * t.strides[1] * DtypeBytes(t.dtype);
@@ -251,22 +256,22 @@ absl::Status ChannelRows(const Args2d& a) {
     }
     return s;
   };
+  auto plane_of = [&](const halnorm_tensor& t, int64_t c) {
+    return (*planes)->Tensor(static_cast<float*>(t.data) + c * hw, plane);
+  };
   for (int64_t c = 0; c < c_count; c++) {
-    std::fill(w_plane.begin(), w_plane.end(), a.weight ? weight[c] : 1.f);
-    std::fill(b_plane.begin(), b_plane.end(), a.bias ? bias[c] : 0.f);
-    halnorm_tensor w = DenseF32(w_plane.data(), plane), b = DenseF32(b_plane.data(), plane);
-    halnorm_tensor dw = DenseF32(dweight.data() + (a.dweight ? c * hw : 0), plane);
-    halnorm_tensor db = DenseF32(dbias.data() + (a.dbias ? c * hw : 0), plane);
+    halnorm_tensor w = a.weight ? plane_of(p->weight, c) : halnorm_tensor{};
+    halnorm_tensor b = a.bias ? plane_of(p->bias, c) : halnorm_tensor{};
+    halnorm_tensor dw = a.dweight ? plane_of(p->dweight, c) : halnorm_tensor{};
+    halnorm_tensor db = a.dbias ? plane_of(p->dbias, c) : halnorm_tensor{};
     halnorm_tensor x = slice(*a.x, c), out = slice(*a.out, c);
     halnorm_tensor dy = a.dy ? slice(*a.dy, c) : halnorm_tensor{};
-    halnorm_tensor mean = slice(mean_all, c), rstd = slice(rstd_all, c);
+    halnorm_tensor mean = slice(stats[0], c), rstd = slice(stats[1], c);
     HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
                                     a.bias ? &b : nullptr, out, &mean, &rstd,
                                     a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 2));
   }
-  StoreChannelSums(dweight, at, dweight_sum, a.dweight);
-  StoreChannelSums(dbias, at, dbias_sum, a.dbias);
-  return absl::OkStatus();
+  return StoreSums(a, **planes, at, *p);
 }
 
 // dweight and dbias (those given) of a call with no elements: zeros.

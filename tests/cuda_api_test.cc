@@ -1,4 +1,4 @@
-// LayerNorm, RMSNorm and LayerNorm2d (AXES_C) forward and backward on
+// LayerNorm, RMSNorm and LayerNorm2d (every axes) forward and backward on
 // HALNORM_CUDA tensors through the public C entry points (dispatch picks the
 // CUDA variant), against the float64 reference, on the same cases as the CPU
 // variants and the CPU dispatch: the tensors are
@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/variant_registry.h"
@@ -44,12 +45,24 @@ std::vector<VariantAndCase> CudaCases(Direction direction) {
   return params;
 }
 
-// LayerNorm2d: the CPU dispatch's AXES_C cases (NCHW runs the channel-norm
-// kernels, channels-last the row-norm ones), every dtype and option.
+// LayerNorm2d: the CPU dispatch's cases, every axes, dtype and option
+// (AXES_C over NCHW runs the channel-norm kernels; channels-last, AXES_CHW
+// and AXES_HW the row-norm ones, with per-channel planes of the runtime's
+// own kernels).
 std::vector<testutil::LayerNorm2dCase> CudaLayerNorm2dCases(Direction direction) {
   std::vector<testutil::LayerNorm2dCase> cases;
   for (testutil::LayerNorm2dCase& c : testutil::LayerNorm2dCases(direction)) {
-    if (c.variant == nullptr && c.axes == HALNORM_AXES_C) cases.push_back(std::move(c));
+    if (c.variant == nullptr) cases.push_back(std::move(c));
+  }
+  // More samples than a launch's grid y/z holds (kCudaMaxGridYZ): the call
+  // runs in pieces, and the backward adds their dweight/dbias on the device.
+  for (halnorm_dtype dtype : {HALNORM_F32, HALNORM_BF16}) {
+    testutil::LayerNorm2dCase c;
+    c.name = absl::StrCat("grid_pieces_", internal::DtypeName(dtype));
+    c.direction = direction;
+    c.dtype = dtype;
+    c.shape = {internal::kCudaMaxGridYZ + 1000, 3, 1, 2};
+    cases.push_back(std::move(c));
   }
   return cases;
 }
@@ -127,10 +140,10 @@ TEST_P(CudaLayerNorm2dBackwardTest, MatchesReference) {
   problem.ExpectMatchesReference();
 }
 
-INSTANTIATE_TEST_SUITE_P(AxesC, CudaLayerNorm2dForwardTest,
+INSTANTIATE_TEST_SUITE_P(Dispatched, CudaLayerNorm2dForwardTest,
                          ::testing::ValuesIn(CudaLayerNorm2dCases(Direction::kForward)),
                          testutil::LayerNorm2dCaseTestName);
-INSTANTIATE_TEST_SUITE_P(AxesC, CudaLayerNorm2dBackwardTest,
+INSTANTIATE_TEST_SUITE_P(Dispatched, CudaLayerNorm2dBackwardTest,
                          ::testing::ValuesIn(CudaLayerNorm2dCases(Direction::kBackward)),
                          testutil::LayerNorm2dCaseTestName);
 

@@ -1,9 +1,10 @@
-// The CUDA parameter conversions (runtime/cuda_param_convert.h): their PTX
-// assembles with ptxas for sm_80 and sm_90 (skipped without a CUDA toolkit),
-// and on a GPU they give the host conversions' bits for every 16-bit
-// pattern and for f32 values around every rounding case (skipped without a
-// GPU).
-#include "runtime/cuda_param_convert.h"
+// The runtime's own CUDA kernels: their PTX assembles with ptxas for sm_80
+// and sm_90 (skipped without a CUDA toolkit). On a GPU (skipped without
+// one), the parameter conversions (runtime/cuda_param_convert.h) give the
+// host conversions' bits for every 16-bit pattern and for f32 values around
+// every rounding case, and the channel planes (runtime/cuda_channel_planes.h)
+// the host loops' values, bitwise.
+#include <algorithm>
 
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "runtime/cuda_channel_planes.h"
+#include "runtime/cuda_param_convert.h"
 #include "runtime/half_float.h"
 #include "runtime/variant_registry.h"
 
@@ -28,19 +31,31 @@ std::string FindPtxas() {
   return "";
 }
 
-TEST(CudaParamConvertTest, PtxAssembles) {
+struct Module {
+  const char* name;
+  const std::string& (*ptx)();
+};
+
+class PtxAssemblesTest : public ::testing::TestWithParam<Module> {};
+
+TEST_P(PtxAssemblesTest, ForSm80AndSm90) {
   const std::string ptxas = FindPtxas();
   if (ptxas.empty()) GTEST_SKIP() << "SKIPPED: no CUDA toolkit here (no ptxas)";
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = tmp != nullptr ? tmp : "/tmp";
-  const std::string ptx = dir + "/param_convert.ptx";
-  std::ofstream(ptx) << ParamConvertPtx();
+  const std::string ptx = absl::StrCat(dir, "/", GetParam().name, ".ptx");
+  std::ofstream(ptx) << GetParam().ptx();
   for (const char* arch : {"sm_80", "sm_90"}) {
     const std::string command =
         absl::StrCat(ptxas, " -arch=", arch, " -o ", dir, "/", arch, ".cubin ", ptx, " 2>&1");
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Modules, PtxAssemblesTest,
+                         ::testing::Values(Module{"param_convert", ParamConvertPtx},
+                                           Module{"channel_planes", ChannelPlanesPtx}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CudaParamConvertTest, RefusesF32) {
   EXPECT_EQ(ConvertParamOnCuda(CudaDriver{}, nullptr, nullptr, HALNORM_F32, ParamConversion::kToF32,
@@ -82,9 +97,36 @@ class OnGpu : public ::testing::Test {
     return out;
   }
 
+  // A device copy of `values` (freed at the end of the test).
+  float* Upload(const std::vector<float>& values) {
+    CUdeviceptr pointer = 0;
+    EXPECT_EQ(driver_->cuMemAlloc_v2(&pointer, std::max<size_t>(4, 4 * values.size())), 0);
+    EXPECT_EQ(driver_->cuMemcpyHtoD_v2(pointer, values.data(), 4 * values.size()), 0);
+    allocations_.push_back(pointer);
+    return reinterpret_cast<float*>(pointer);
+  }
+  std::vector<float> Download(const float* data, size_t count) {
+    std::vector<float> out(count);
+    EXPECT_EQ(driver_->cuMemcpyDtoH_v2(out.data(), reinterpret_cast<CUdeviceptr>(data), 4 * count),
+              0);
+    return out;
+  }
+  void TearDown() override {
+    for (CUdeviceptr pointer : allocations_) driver_->cuMemFree_v2(pointer);
+  }
+
   const CudaDriver* driver_ = nullptr;
   CUcontext context_ = nullptr;
+  std::vector<CUdeviceptr> allocations_;
 };
+
+std::vector<float> RandomValues(size_t count, uint32_t seed) {
+  std::mt19937 random(seed);
+  std::normal_distribution<float> normal(0.f, 1000.f);
+  std::vector<float> values(count);
+  for (float& v : values) v = normal(random);
+  return values;
+}
 
 TEST_F(OnGpu, EveryHalfPatternToF32) {
   std::vector<uint16_t> patterns(1 << 16);
@@ -139,6 +181,46 @@ TEST_F(OnGpu, F32ToHalfRoundsAsTheHost) {
         ADD_FAILURE() << DtypeName(dtype) << " " << values[i] << ": got 0x" << std::hex << got
                       << ", want 0x" << want;
         mismatches++;
+      }
+    }
+  }
+}
+
+// [C][per_channel] planes (inner = per_channel) and [per_channel][C] ones
+// (inner = 1), against the host's index arithmetic.
+TEST_F(OnGpu, ExpandChannelsRepeatsEachChannel) {
+  const int64_t channels = 5, per_channel = 300;
+  const std::vector<float> values = RandomValues(channels, 1);
+  for (int64_t inner : {per_channel, int64_t{1}}) {
+    const std::vector<float> zeros(channels * per_channel);
+    float* plane = Upload(zeros);
+    ASSERT_TRUE(ExpandChannelsOnCuda(*driver_, context_, nullptr, Upload(values), plane,
+                                     channels * per_channel, inner, channels)
+                    .ok());
+    const std::vector<float> got = Download(plane, zeros.size());
+    for (int64_t i = 0; i < channels * per_channel; i++) {
+      ASSERT_EQ(got[i], values[(i / inner) % channels]) << "inner " << inner << ", i " << i;
+    }
+  }
+}
+
+// The sums in their fixed order (large values, so another order would round
+// differently), over planes of either layout and over one term.
+TEST_F(OnGpu, SumChannelsAddsInOrder) {
+  const int64_t channels = 7;
+  for (int64_t terms : {int64_t{1}, int64_t{1000}}) {
+    const std::vector<float> values = RandomValues(channels * terms, 2);
+    for (bool channels_last : {false, true}) {
+      const int64_t c_stride = channels_last ? 1 : terms, j_stride = channels_last ? channels : 1;
+      float* sums = Upload(std::vector<float>(channels));
+      ASSERT_TRUE(SumChannelsOnCuda(*driver_, context_, nullptr, Upload(values), sums, channels,
+                                    terms, c_stride, j_stride)
+                      .ok());
+      const std::vector<float> got = Download(sums, channels);
+      for (int64_t c = 0; c < channels; c++) {
+        float want = 0.f;
+        for (int64_t j = 0; j < terms; j++) want += values[c * c_stride + j * j_stride];
+        EXPECT_EQ(got[c], want) << "terms " << terms << ", channels_last " << channels_last;
       }
     }
   }

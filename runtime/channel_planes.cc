@@ -1,0 +1,79 @@
+#include "runtime/channel_planes.h"
+
+#include <utility>
+
+#include "runtime/cuda_channel_planes.h"
+#include "runtime/half_float.h"
+#include "runtime/status.h"
+#include "runtime/tensor_checks.h"
+
+namespace halnorm::internal {
+
+absl::StatusOr<std::unique_ptr<ChannelPlanes>> ChannelPlanes::For(const halnorm_tensor& x) {
+  std::unique_ptr<CudaCall> cuda;
+  if (x.device == HALNORM_CUDA) {
+    // LayerNorm2d's entry points take no options: the legacy default stream.
+    absl::StatusOr<std::unique_ptr<CudaCall>> begun = CudaCall::Begin(x, nullptr);
+    if (!begun.ok()) return begun.status();
+    cuda = std::move(*begun);
+  }
+  return std::unique_ptr<ChannelPlanes>(new ChannelPlanes(std::move(cuda)));
+}
+
+absl::StatusOr<float*> ChannelPlanes::Scratch(int64_t count) {
+  if (cuda_ != nullptr) return cuda_->Scratch(count);
+  host_.push_back(std::make_unique<float[]>(count));
+  return host_.back().get();
+}
+
+halnorm_tensor ChannelPlanes::Tensor(float* data, const std::vector<int64_t>& shape) const {
+  return DenseTensor(data, HALNORM_F32, cuda_ ? HALNORM_CUDA : HALNORM_CPU, shape);
+}
+
+absl::Status ChannelPlanes::Expand(const halnorm_tensor* t, const FeatureLayout& at,
+                                   const std::vector<int64_t>& shape, halnorm_tensor* plane) {
+  if (t == nullptr) return absl::OkStatus();
+  absl::StatusOr<float*> data = Scratch(at.features());
+  if (!data.ok()) return data.status();
+  *plane = Tensor(*data, shape);
+  if (cuda_ != nullptr) {
+    halnorm_tensor f32_scratch;
+    absl::StatusOr<const halnorm_tensor*> values = cuda_->AsF32(t, &f32_scratch);
+    if (!values.ok()) return values.status();
+    return ExpandChannelsOnCuda(cuda_->driver(), cuda_->context(),
+                                static_cast<CUstream>(cuda_->stream()),
+                                static_cast<const float*>((*values)->data), *data, at.features(),
+                                at.channels_last ? 1 : at.per_channel, at.channels);
+  }
+  const std::vector<float> values = ToF32(*t, at.channels);
+  for (int64_t c = 0; c < at.channels; c++) {
+    for (int64_t i = 0; i < at.per_channel; i++) (*data)[at(c, i)] = values[c];
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<float*> ChannelPlanes::SumsFor(const halnorm_tensor* out) {
+  if (out == nullptr) return nullptr;
+  if (cuda_ != nullptr) return cuda_->F32Output(*out);
+  return Scratch(NumElements(*out));
+}
+
+absl::Status ChannelPlanes::StoreSums(const float* plane, const FeatureLayout& at, float* sums,
+                                      halnorm_tensor* out) {
+  if (out == nullptr) return absl::OkStatus();
+  if (cuda_ != nullptr) {
+    const int64_t c_stride = at.channels_last ? 1 : at.per_channel;
+    const int64_t i_stride = at.channels_last ? at.channels : 1;
+    HALNORM_RETURN_IF_ERROR(SumChannelsOnCuda(
+        cuda_->driver(), cuda_->context(), static_cast<CUstream>(cuda_->stream()), plane, sums,
+        at.channels, at.per_channel, c_stride, i_stride));
+    return cuda_->FinishParam(sums, *out);
+  }
+  for (int64_t c = 0; c < at.channels; c++) {
+    for (int64_t i = 0; i < at.per_channel; i++) sums[c] += plane[at(c, i)];
+  }
+  StoreFromF32(sums, at.channels, *out);
+  return absl::OkStatus();
+}
+
+}  // namespace halnorm::internal
