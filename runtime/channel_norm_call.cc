@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cuda_channel_planes.h"
-#include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
 #include "runtime/half_float.h"

@@ -22,11 +22,6 @@ namespace halnorm::internal {
 // build has no CUDA kernel for the request.
 absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request);
 
-// The most blocks a CUDA launch has along grid y or z (x: 2^31 - 1), where
-// the LayerNorm2d kernels put samples and channels: larger calls run in
-// pieces (runtime/channel_norm_call.cc).
-constexpr int64_t kCudaMaxGridYZ = 65535;
-
 // The widest vector (1, 2, 4 or 8 elements) the rows of these tensors (null
 // ones skipped) are made of: data aligned to it, hidden and the `leading` row
 // dims' strides multiples of it (the test device_call.h applies to a forced

@@ -17,6 +17,11 @@
 
 namespace halnorm::internal {
 
+// The most blocks a CUDA launch has along grid y or z (x: 2^31 - 1). The
+// GPU kernels put the row-norm kernels' b lines, and LayerNorm2d's samples
+// (and the backward's channels), there: larger calls run in pieces.
+constexpr int64_t kCudaMaxGridYZ = 65535;
+
 // Turns a buffer whose `host` holds a CUDA device pointer (as RowBatch and
 // KernelParam build them from the caller's tensors) into a device buffer: the
 // kernel uses that memory in place, nothing is copied.

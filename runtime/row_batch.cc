@@ -184,6 +184,8 @@ absl::Status RowBatch::Split(absl::Span<const PieceOperand> per_call,
                  KernelSpanLimit(), "row", "the normalized dims");
   if (!plan.ok()) return plan.status();
   plan_ = *plan;
+  // CUDA kernels put the b lines on grid y, which has at most 65535 blocks.
+  if (on_cuda_) plan_.lines_per_piece = std::min(plan_.lines_per_piece, kCudaMaxGridYZ);
   pieces_per_line_ = (r.extent + plan_.rows_per_piece - 1) / plan_.rows_per_piece;
   line_groups_ = (b.extent + plan_.lines_per_piece - 1) / plan_.lines_per_piece;
   RecordPiecesForTesting(piece_count() > outer_extent(),
