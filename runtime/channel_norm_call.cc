@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/cuda_channel_planes.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
 #include "runtime/half_float.h"
@@ -62,8 +61,8 @@ PartialLayout PartialLayoutOf(const Variant& v, int64_t hw) {
 class ChannelSums {
  public:
   // Host tensors: `blocks` partial blocks of c x lanes each, in host scratch.
-  // HALNORM_CUDA tensors: a block per GPU kernel call (lanes = 1), one
-  // straight into f32 outputs (else device scratch).
+  // HALNORM_CUDA tensors: a block per GPU kernel call (lanes = 1), added
+  // on the device (CudaParamSums).
   static absl::StatusOr<ChannelSums> Make(const Args2d& a, int64_t blocks, int64_t lanes,
                                           CudaCall* cuda) {
     ChannelSums sums(a, blocks, lanes, cuda);
@@ -77,18 +76,12 @@ class ChannelSums {
       sums.dbias_sum_.resize(a.dbias ? a.C() : 0);
       return sums;
     }
-    // One block (one kernel call): the kernel writes the sums in place.
-    // Several: each call's block in scratch, added on the device at the end.
-    for (auto [out, data, total] : {std::tuple{a.dweight, &sums.dweight_, &sums.dweight_total_},
-                                    std::tuple{a.dbias, &sums.dbias_, &sums.dbias_total_}}) {
-      const bool in_place = out != nullptr && blocks == 1;
-      absl::StatusOr<float*> place = in_place ? cuda->F32Output(*out) : cuda->Scratch(count);
-      if (!place.ok()) return place.status();
-      *data = *place;
-      if (out == nullptr || in_place) continue;
-      absl::StatusOr<float*> made = cuda->F32Output(*out);
+    for (auto [out, data, device] : {std::tuple{a.dweight, &sums.dweight_, &sums.dweight_cuda_},
+                                     std::tuple{a.dbias, &sums.dbias_, &sums.dbias_cuda_}}) {
+      absl::StatusOr<CudaParamSums> made = CudaParamSums::Make(*cuda, out, a.C(), blocks);
       if (!made.ok()) return made.status();
-      *total = *made;
+      device->emplace(*made);
+      *data = made->blocks();
     }
     return sums;
   }
@@ -100,19 +93,8 @@ class ChannelSums {
   // tiles), then the lanes.
   absl::Status Finish() {
     if (cuda_ != nullptr) {
-      for (auto [out, data, total] : {std::tuple{a_.dweight, dweight_, dweight_total_},
-                                      std::tuple{a_.dbias, dbias_, dbias_total_}}) {
-        if (out == nullptr) continue;
-        if (blocks_ > 1) {
-          // The calls' [block][c] sums, added block by block.
-          HALNORM_RETURN_IF_ERROR(SumChannelsOnCuda(
-              cuda_->driver(), cuda_->context(), static_cast<CUstream>(cuda_->stream()), data,
-              total, a_.C(), blocks_, 1, a_.C()));
-          data = total;
-        }
-        HALNORM_RETURN_IF_ERROR(cuda_->FinishParam(data, *out));
-      }
-      return absl::OkStatus();
+      HALNORM_RETURN_IF_ERROR(dweight_cuda_->Finish());
+      return dbias_cuda_->Finish();
     }
     const int64_t c = a_.C();
     auto store = [&](const float* partial, std::vector<float>& sum, halnorm_tensor* out) {
@@ -138,8 +120,7 @@ class ChannelSums {
   CudaCall* cuda_;
   float* dweight_ = nullptr;
   float* dbias_ = nullptr;
-  float* dweight_total_ = nullptr;  // CUDA, several blocks: where they are added
-  float* dbias_total_ = nullptr;
+  std::optional<CudaParamSums> dweight_cuda_, dbias_cuda_;
   std::vector<float> dweight_sum_, dbias_sum_;
 };
 

@@ -9,7 +9,7 @@ namespace halnorm::internal {
 namespace {
 
 constexpr char kExpand[] = "halnorm_expand_channels";
-constexpr char kSum[] = "halnorm_sum_channels";
+constexpr char kSum[] = "halnorm_sum_columns";
 constexpr char kWhat[] = "channel planes";
 
 CUdeviceptr Device(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer); }
@@ -28,16 +28,16 @@ const std::string& ChannelPlanesPtx() {
                "  mad.lo.u64 %d, %i, 4, %d;\n"
                "  ld.global.nc.f32 %value, [%s];\n"
                "  st.global.f32 [%d], %value;"),
-      // A thread per channel (count = channels) walks its terms in order.
-      PtxEntry(kSum, {"src", "dst", "count", "terms", "c_stride", "j_stride"},
+      // A thread per column (count = columns) walks its rows in order.
+      PtxEntry(kSum, {"src", "dst", "count", "rows", "column_stride", "row_stride"},
                absl::StrCat("  cvta.to.global.u64 %s, %src;\n"
                             "  cvta.to.global.u64 %d, %dst;\n"
-                            "  mul.lo.u64 %t, %i, %c_stride;\n"
+                            "  mul.lo.u64 %t, %i, %column_stride;\n"
                             "  mad.lo.u64 %s, %t, 4, %s;\n"
-                            "  shl.b64 %k, %j_stride, 2;\n"
+                            "  shl.b64 %k, %row_stride, 2;\n"
                             "  mov.f32 %sum, 0f00000000;\n"
                             "  mov.u64 %j, 0;\n"
-                            "  setp.ge.u64 %done, %j, %terms;\n"
+                            "  setp.ge.u64 %done, %j, %rows;\n"
                             "  @%done bra ",
                             kSum, "_store;\n", kSum,
                             "_loop:\n"
@@ -45,7 +45,7 @@ const std::string& ChannelPlanesPtx() {
                             "  add.rn.f32 %sum, %sum, %value;\n"
                             "  add.u64 %s, %s, %k;\n"
                             "  add.u64 %j, %j, 1;\n"
-                            "  setp.lt.u64 %done, %j, %terms;\n"
+                            "  setp.lt.u64 %done, %j, %rows;\n"
                             "  @%done bra ",
                             kSum, "_loop;\n", kSum,
                             "_store:\n"
@@ -67,16 +67,16 @@ absl::Status ExpandChannelsOnCuda(const CudaDriver& driver, CUcontext context, C
   return LaunchPerElement(driver, *function, stream, n, params, "channel expansion");
 }
 
-absl::Status SumChannelsOnCuda(const CudaDriver& driver, CUcontext context, CUstream stream,
-                               const float* values, float* sums, int64_t channels, int64_t terms,
-                               int64_t c_stride, int64_t j_stride) {
-  if (channels == 0) return absl::OkStatus();
+absl::Status SumColumnsOnCuda(const CudaDriver& driver, CUcontext context, CUstream stream,
+                              const float* values, float* sums, int64_t columns, int64_t rows,
+                              int64_t column_stride, int64_t row_stride) {
+  if (columns == 0) return absl::OkStatus();
   absl::StatusOr<CUfunction> function = PtxFunction(driver, context, ChannelPlanesPtx(), kSum, kWhat);
   if (!function.ok()) return function.status();
   CUdeviceptr src = Device(values), dst = Device(sums);
-  uint64_t c = channels, n = terms, c_step = c_stride, j_step = j_stride;
-  void* params[] = {&src, &dst, &c, &n, &c_step, &j_step};
-  return LaunchPerElement(driver, *function, stream, c, params, "channel sums");
+  uint64_t count = columns, row_count = rows, column_step = column_stride, row_step = row_stride;
+  void* params[] = {&src, &dst, &count, &row_count, &column_step, &row_step};
+  return LaunchPerElement(driver, *function, stream, count, params, "column sums");
 }
 
 }  // namespace halnorm::internal

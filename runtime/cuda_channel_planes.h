@@ -1,8 +1,10 @@
-// Per-channel parameters of LayerNorm2d over CHW or HW on CUDA, which runs on
-// the row-norm kernels and their per-feature parameters: a channel's value
-// repeated over its features, and a channel's sum over its features (in
-// feature order, as on the CPU). Kernels of the runtime's own (cuda_ptx.h),
-// queued on `stream` in `context` (current); f32 device memory throughout.
+// Parameter planes and sums on CUDA: a channel's value repeated over its
+// features (LayerNorm2d over CHW or HW runs on the row-norm kernels, whose
+// parameters are per feature), and column sums in a fixed order (a
+// channel's dweight over its features; the dweight/dbias blocks of several
+// kernel calls), added in the order the CPU adds them. Kernels of the
+// runtime's own (cuda_ptx.h), queued on `stream` in `context` (current);
+// f32 device memory throughout.
 #ifndef HALNORM_RUNTIME_CUDA_CHANNEL_PLANES_H_
 #define HALNORM_RUNTIME_CUDA_CHANNEL_PLANES_H_
 
@@ -20,11 +22,12 @@ absl::Status ExpandChannelsOnCuda(const CudaDriver& driver, CUcontext context, C
                                   const float* values, float* plane, int64_t count, int64_t inner,
                                   int64_t channels);
 
-// sums[c] = values[c * c_stride] + values[c * c_stride + j_stride] + ...,
-// `terms` of them added in that order (from 0), for each c < channels.
-absl::Status SumChannelsOnCuda(const CudaDriver& driver, CUcontext context, CUstream stream,
-                               const float* values, float* sums, int64_t channels, int64_t terms,
-                               int64_t c_stride, int64_t j_stride);
+// sums[c] = values[c * column_stride] + values[c * column_stride +
+// row_stride] + ..., `rows` of them added in that order (from 0), for each
+// column c < columns.
+absl::Status SumColumnsOnCuda(const CudaDriver& driver, CUcontext context, CUstream stream,
+                              const float* values, float* sums, int64_t columns, int64_t rows,
+                              int64_t column_stride, int64_t row_stride);
 
 // The kernels' PTX (tests assemble it with ptxas).
 const std::string& ChannelPlanesPtx();

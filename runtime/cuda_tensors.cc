@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/cuda_channel_planes.h"
 #include "runtime/cuda_param_convert.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
@@ -91,6 +92,32 @@ absl::Status CudaCall::FinishParam(const float* values, const halnorm_tensor& ou
   if (out.dtype == HALNORM_F32) return absl::OkStatus();
   return ConvertParamOnCuda(driver_, context_, static_cast<CUstream>(stream_), out.dtype,
                             ParamConversion::kFromF32, values, out.data, NumElements(out));
+}
+
+absl::StatusOr<CudaParamSums> CudaParamSums::Make(CudaCall& cuda, const halnorm_tensor* out,
+                                                  int64_t count, int64_t blocks) {
+  CudaParamSums sums(cuda, out, count, blocks);
+  const bool in_place = out != nullptr && blocks == 1;
+  absl::StatusOr<float*> place = in_place ? cuda.F32Output(*out) : cuda.Scratch(count * blocks);
+  if (!place.ok()) return place.status();
+  sums.blocks_ = *place;
+  if (out == nullptr || in_place) return sums;
+  absl::StatusOr<float*> total = cuda.F32Output(*out);
+  if (!total.ok()) return total.status();
+  sums.total_ = *total;
+  return sums;
+}
+
+absl::Status CudaParamSums::Finish() {
+  if (out_ == nullptr) return absl::OkStatus();
+  const float* sums = blocks_;
+  if (block_count_ > 1) {
+    HALNORM_RETURN_IF_ERROR(SumColumnsOnCuda(cuda_->driver(), cuda_->context(),
+                                             static_cast<CUstream>(cuda_->stream()), blocks_,
+                                             total_, count_, block_count_, 1, count_));
+    sums = total_;
+  }
+  return cuda_->FinishParam(sums, *out_);
 }
 
 }  // namespace halnorm::internal

@@ -76,6 +76,33 @@ class CudaCall {
   std::vector<CUdeviceptr> scratch_;
 };
 
+// A GPU backward's dweight (or dbias): `blocks` blocks of `count` f32 sums,
+// one per kernel call and row line, added in block order as the CPU adds
+// its partials. One block goes straight into out when it is f32 (else into
+// scratch, converted at Finish); several go to scratch and are added into
+// out at Finish. out null: scratch that the kernels write and nothing reads.
+class CudaParamSums {
+ public:
+  // Allocates before the call writes any output, so that failing here
+  // leaves nothing written.
+  static absl::StatusOr<CudaParamSums> Make(CudaCall& cuda, const halnorm_tensor* out,
+                                            int64_t count, int64_t blocks);
+
+  float* blocks() const { return blocks_; }
+  // out = the blocks' sum, in out's dtype (in stream order).
+  absl::Status Finish();
+
+ private:
+  CudaParamSums(CudaCall& cuda, const halnorm_tensor* out, int64_t count, int64_t blocks)
+      : cuda_(&cuda), out_(out), count_(count), block_count_(blocks) {}
+
+  CudaCall* cuda_;
+  const halnorm_tensor* out_;
+  int64_t count_, block_count_;
+  float* blocks_ = nullptr;
+  float* total_ = nullptr;  // several blocks: where they are added
+};
+
 }  // namespace halnorm::internal
 
 #endif  // HALNORM_RUNTIME_CUDA_TENSORS_H_

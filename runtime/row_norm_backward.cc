@@ -2,6 +2,8 @@
 // dweight/dbias partials, then the partials summed in a fixed order.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -166,14 +168,6 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   HALNORM_RETURN_IF_ERROR(batch.Split(
       a.weight ? absl::MakeConstSpan(&weight_operand, 1) : absl::Span<const PieceOperand>(),
       partials));
-  if (on_cuda && batch.piece_count() > 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        "x: on HALNORM_CUDA, a backward call on tensors past what one kernel call addresses "
-        "(",
-        SpanLimitText(KernelSpanLimit()),
-        " per tensor) is not supported yet: the GPU kernels write dweight/dbias once per "
-        "call (run the rows in several calls and add their dweight/dbias)"));
-  }
 
   // CPU tensors: the offset is folded into the f32 weight here; CUDA
   // weights are used in place (16-bit ones converted on the device) and the
@@ -197,26 +191,18 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   const int64_t partial_count = g.hidden * slots * b_extent * batch.outer_extent();
   float* dweight_partials = nullptr;
   float* dbias_partials = nullptr;
+  // CUDA: a block of `hidden` sums per kernel call and line, added on the
+  // device; dbias's only for LayerNorm, dweight's even when not asked for.
+  std::optional<CudaParamSums> dweight_sums, dbias_sums;
   if (on_cuda) {
-    // The kernel's sums go straight into dweight/dbias (f32, contiguous), or
-    // into device scratch: for 16-bit ones (converted after the kernel) and
-    // for the ones the caller did not ask for.
-    if (partial_count != g.hidden) {
-      return absl::UnimplementedError(
-          "x: on HALNORM_CUDA, the backward pass needs rows that fold into one strided dim "
-          "(a permuted or padded view of several leading dims is CPU-only for now)");
-    }
-    for (auto [out, partials] :
-         {std::pair{a.dweight, &dweight_partials}, {a.dbias, &dbias_partials}}) {
-      if (out != nullptr) {
-        absl::StatusOr<float*> f32 = cuda->F32Output(*out);
-        if (!f32.ok()) return f32.status();
-        *partials = *f32;
-      } else if (partials == &dweight_partials || a.op == Op::kLayerNorm) {
-        absl::StatusOr<float*> scratch = cuda->Scratch(g.hidden);
-        if (!scratch.ok()) return scratch.status();
-        *partials = *scratch;
-      }
+    for (auto [out, sums, place] : {std::tuple{a.dweight, &dweight_sums, &dweight_partials},
+                                    std::tuple{a.dbias, &dbias_sums, &dbias_partials}}) {
+      if (sums == &dbias_sums && a.op != Op::kLayerNorm) continue;
+      absl::StatusOr<CudaParamSums> made =
+          CudaParamSums::Make(*cuda, out, g.hidden, partial_count / g.hidden);
+      if (!made.ok()) return made.status();
+      sums->emplace(*made);
+      *place = made->blocks();
     }
   } else {
     // The kernel writes every partial, so the scratch is never cleared.
@@ -257,9 +243,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   }
 
   if (on_cuda) {
-    if (a.dweight) HALNORM_RETURN_IF_ERROR(cuda->FinishParam(dweight_partials, *a.dweight));
-    if (a.dbias) HALNORM_RETURN_IF_ERROR(cuda->FinishParam(dbias_partials, *a.dbias));
-    return absl::OkStatus();
+    HALNORM_RETURN_IF_ERROR(dweight_sums->Finish());
+    return dbias_sums ? dbias_sums->Finish() : absl::OkStatus();
   }
   if (a.dweight) StoreSumOfPartials(dweight_partials, partial_count, g.hidden, *a.dweight);
   if (a.dbias) StoreSumOfPartials(dbias_partials, partial_count, g.hidden, *a.dbias);

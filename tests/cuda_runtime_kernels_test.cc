@@ -205,22 +205,23 @@ TEST_F(OnGpu, ExpandChannelsRepeatsEachChannel) {
 }
 
 // The sums in their fixed order (large values, so another order would round
-// differently), over planes of either layout and over one term.
-TEST_F(OnGpu, SumChannelsAddsInOrder) {
-  const int64_t channels = 7;
-  for (int64_t terms : {int64_t{1}, int64_t{1000}}) {
-    const std::vector<float> values = RandomValues(channels * terms, 2);
-    for (bool channels_last : {false, true}) {
-      const int64_t c_stride = channels_last ? 1 : terms, j_stride = channels_last ? channels : 1;
-      float* sums = Upload(std::vector<float>(channels));
-      ASSERT_TRUE(SumChannelsOnCuda(*driver_, context_, nullptr, Upload(values), sums, channels,
-                                    terms, c_stride, j_stride)
+// differently), over columns laid out either way and over one row.
+TEST_F(OnGpu, SumColumnsAddsInOrder) {
+  const int64_t columns = 7;
+  for (int64_t rows : {int64_t{1}, int64_t{1000}}) {
+    const std::vector<float> values = RandomValues(columns * rows, 2);
+    for (bool interleaved : {false, true}) {
+      const int64_t column_stride = interleaved ? 1 : rows;
+      const int64_t row_stride = interleaved ? columns : 1;
+      float* sums = Upload(std::vector<float>(columns));
+      ASSERT_TRUE(SumColumnsOnCuda(*driver_, context_, nullptr, Upload(values), sums, columns,
+                                   rows, column_stride, row_stride)
                       .ok());
-      const std::vector<float> got = Download(sums, channels);
-      for (int64_t c = 0; c < channels; c++) {
+      const std::vector<float> got = Download(sums, columns);
+      for (int64_t c = 0; c < columns; c++) {
         float want = 0.f;
-        for (int64_t j = 0; j < terms; j++) want += values[c * c_stride + j * j_stride];
-        EXPECT_EQ(got[c], want) << "terms " << terms << ", channels_last " << channels_last;
+        for (int64_t r = 0; r < rows; r++) want += values[c * column_stride + r * row_stride];
+        EXPECT_EQ(got[c], want) << "rows " << rows << ", interleaved " << interleaved;
       }
     }
   }
