@@ -18,6 +18,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "bench/gpu_timing.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device_call.h"
 #include "runtime/halnorm_c.h"
@@ -34,48 +35,10 @@ ABSL_FLAG(bool, all_configs, false,
 ABSL_FLAG(std::string, ops, "layer_norm,rms_norm", "ops to run, comma-separated");
 ABSL_FLAG(std::string, dtypes, "bf16,f16,f32", "activation dtypes to run, comma-separated");
 
-namespace halnorm {
+namespace halnorm::bench {
 namespace {
 
-using internal::CudaDriver;
 using internal::CUdeviceptr;
-using internal::CUevent;
-
-constexpr int kMemoryClockKhz = 36;  // CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE
-constexpr int kBusWidthBits = 37;    // CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH
-
-#define CHECK_CUDA(call)                                                          \
-  do {                                                                            \
-    if (int rc = (call); rc != 0) {                                               \
-      std::fprintf(stderr, "%s failed: CUDA error %d\n", #call, rc);              \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
-
-// Median over `repeats` of the mean seconds per run of `body` (run
-// `iterations` times between two events on the legacy default stream).
-template <typename Body>
-double MedianSeconds(const CudaDriver& d, int iterations, int repeats, Body body) {
-  CUevent start, stop;
-  CHECK_CUDA(d.cuEventCreate(&start, 0));
-  CHECK_CUDA(d.cuEventCreate(&stop, 0));
-  body();  // warm-up: module load, first-use allocations
-  CHECK_CUDA(d.cuCtxSynchronize());
-  std::vector<double> seconds;
-  for (int r = 0; r < repeats; r++) {
-    CHECK_CUDA(d.cuEventRecord(start, nullptr));
-    for (int i = 0; i < iterations; i++) body();
-    CHECK_CUDA(d.cuEventRecord(stop, nullptr));
-    CHECK_CUDA(d.cuEventSynchronize(stop));
-    float ms = 0;
-    CHECK_CUDA(d.cuEventElapsedTime(&ms, start, stop));
-    seconds.push_back(ms * 1e-3 / iterations);
-  }
-  d.cuEventDestroy_v2(start);
-  d.cuEventDestroy_v2(stop);
-  std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
-}
 
 // The CUDA variants of (op, direction, dtype), without a fused residual.
 std::vector<const internal::Variant*> CudaConfigs(bool rms, bool forward, halnorm_dtype dtype) {
@@ -88,11 +51,6 @@ std::vector<const internal::Variant*> CudaConfigs(bool rms, bool forward, halnor
     }
   }
   return out;
-}
-
-halnorm_tensor Tensor(CUdeviceptr data, halnorm_dtype dtype, const std::vector<int64_t>& shape) {
-  return internal::DenseTensor(reinterpret_cast<void*>(static_cast<uintptr_t>(data)), dtype,
-                               HALNORM_CUDA, shape);
 }
 
 int Run() {
@@ -114,78 +72,59 @@ int Run() {
     }
   }
   for (const std::string& dtype : dtypes) {
-    if (dtype != "bf16" && dtype != "f16" && dtype != "f32") {
+    halnorm_dtype parsed;
+    if (!ParseDtype(dtype, &parsed)) {
       std::fprintf(stderr, "--dtypes: unknown dtype '%s' (bf16, f16, f32)\n", dtype.c_str());
       return 2;
     }
   }
-  absl::StatusOr<const CudaDriver*> loaded = internal::LoadCudaDriver();
-  if (!loaded.ok()) {
-    std::printf("gpu_bench: %s\n", std::string(loaded.status().message()).c_str());
+  const int repeats = absl::GetFlag(FLAGS_repeats);
+  absl::StatusOr<Gpu> gpu = OpenGpu(repeats);
+  if (!gpu.ok()) {
+    std::printf("gpu_bench: %s\n", std::string(gpu.status().message()).c_str());
     return 0;
   }
-  const CudaDriver& d = **loaded;
-  absl::StatusOr<internal::CUcontext> context = internal::PrimaryContext(d, 0);
-  CHECK_CUDA(context.ok() ? 0 : -1);
-  CHECK_CUDA(d.cuCtxSetCurrent(*context));
-  char name[256] = {};
-  CHECK_CUDA(d.cuDeviceGetName(name, sizeof(name), 0));
-  int clock_khz = 0, bus_bits = 0;
-  CHECK_CUDA(d.cuDeviceGetAttribute(&clock_khz, kMemoryClockKhz, 0));
-  CHECK_CUDA(d.cuDeviceGetAttribute(&bus_bits, kBusWidthBits, 0));
-  const double peak = 2.0 * clock_khz * 1e3 * bus_bits / 8;
+  const internal::CudaDriver& d = *gpu->driver;
+  const double copy = gpu->copy_bytes_per_second, peak = gpu->peak_bytes_per_second;
 
   const int iterations = absl::GetFlag(FLAGS_iterations);
-  const int repeats = absl::GetFlag(FLAGS_repeats);
   const int64_t rows = absl::GetFlag(FLAGS_rows);
   const int64_t max_hidden = *std::max_element(hiddens.begin(), hiddens.end());
-
-  // Device-to-device copy of 1 GiB: bytes read plus bytes written.
-  constexpr size_t kCopyBytes = size_t{1} << 30;
-  CUdeviceptr copy_src, copy_dst;
-  CHECK_CUDA(d.cuMemAlloc_v2(&copy_src, kCopyBytes));
-  CHECK_CUDA(d.cuMemAlloc_v2(&copy_dst, kCopyBytes));
-  const double copy = 2.0 * kCopyBytes / MedianSeconds(d, 10, repeats, [&] {
-                        CHECK_CUDA(d.cuMemcpyDtoD_v2(copy_dst, copy_src, kCopyBytes));
-                      });
-  d.cuMemFree_v2(copy_src);
-  d.cuMemFree_v2(copy_dst);
-  std::printf("%s: measured device-to-device copy %.0f GB/s, nominal HBM peak %.0f GB/s\n", name,
-              copy / 1e9, peak / 1e9);
+  std::printf("%s: measured device-to-device copy %.0f GB/s, nominal HBM peak %.0f GB/s\n",
+              gpu->name.c_str(), copy / 1e9, peak / 1e9);
   std::printf("| op | dir | dtype | M | N | config | us | GB/s | of copy | of peak |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
 
   // Activations (x, y, dy, dx), per-row statistics, f32 parameters and
-  // their gradients, sized for the largest case. Contents: bytes 0x3c
-  // (finite values in every dtype: 1.0-ish halves, ~0.01 floats).
+  // their gradients, sized for the largest case.
   const size_t activation_bytes = static_cast<size_t>(rows * max_hidden) * 4;
-  CUdeviceptr x, y, dy, dx, mean, rstd, weight, bias, dweight, dbias;
-  for (CUdeviceptr* p : {&x, &y, &dy, &dx}) {
-    CHECK_CUDA(d.cuMemAlloc_v2(p, activation_bytes));
-    CHECK_CUDA(d.cuMemsetD8_v2(*p, 0x3c, activation_bytes));
-  }
-  for (CUdeviceptr* p : {&mean, &rstd}) CHECK_CUDA(d.cuMemAlloc_v2(p, rows * 4));
-  for (CUdeviceptr* p : {&weight, &bias, &dweight, &dbias}) {
-    CHECK_CUDA(d.cuMemAlloc_v2(p, max_hidden * 4));
-    CHECK_CUDA(d.cuMemsetD8_v2(*p, 0x3c, max_hidden * 4));
-  }
+  const CUdeviceptr x = FilledDeviceMemory(d, activation_bytes);
+  const CUdeviceptr y = FilledDeviceMemory(d, activation_bytes);
+  const CUdeviceptr dy = FilledDeviceMemory(d, activation_bytes);
+  const CUdeviceptr dx = FilledDeviceMemory(d, activation_bytes);
+  const CUdeviceptr mean = FilledDeviceMemory(d, rows * 4);
+  const CUdeviceptr rstd = FilledDeviceMemory(d, rows * 4);
+  const CUdeviceptr weight = FilledDeviceMemory(d, max_hidden * 4);
+  const CUdeviceptr bias = FilledDeviceMemory(d, max_hidden * 4);
+  const CUdeviceptr dweight = FilledDeviceMemory(d, max_hidden * 4);
+  const CUdeviceptr dbias = FilledDeviceMemory(d, max_hidden * 4);
 
   for (const std::string& op : ops) {
     const bool rms = op == "rms_norm";
     for (const std::string& dtype_name : dtypes) {
-      const halnorm_dtype dtype = dtype_name == "bf16"  ? HALNORM_BF16
-                                  : dtype_name == "f16" ? HALNORM_F16
-                                                        : HALNORM_F32;
+      halnorm_dtype dtype;
+      ParseDtype(dtype_name, &dtype);
       for (int64_t hidden : hiddens) {
-        halnorm_tensor tx = Tensor(x, dtype, {rows, hidden}), ty = Tensor(y, dtype, {rows, hidden});
-        halnorm_tensor tdy = Tensor(dy, dtype, {rows, hidden});
-        halnorm_tensor tdx = Tensor(dx, dtype, {rows, hidden});
-        halnorm_tensor tmean = Tensor(mean, HALNORM_F32, {rows});
-        halnorm_tensor trstd = Tensor(rstd, HALNORM_F32, {rows});
-        halnorm_tensor tw = Tensor(weight, HALNORM_F32, {hidden});
-        halnorm_tensor tb = Tensor(bias, HALNORM_F32, {hidden});
-        halnorm_tensor tdw = Tensor(dweight, HALNORM_F32, {hidden});
-        halnorm_tensor tdb = Tensor(dbias, HALNORM_F32, {hidden});
+        halnorm_tensor tx = DeviceTensor(x, dtype, {rows, hidden}),
+                       ty = DeviceTensor(y, dtype, {rows, hidden});
+        halnorm_tensor tdy = DeviceTensor(dy, dtype, {rows, hidden});
+        halnorm_tensor tdx = DeviceTensor(dx, dtype, {rows, hidden});
+        halnorm_tensor tmean = DeviceTensor(mean, HALNORM_F32, {rows});
+        halnorm_tensor trstd = DeviceTensor(rstd, HALNORM_F32, {rows});
+        halnorm_tensor tw = DeviceTensor(weight, HALNORM_F32, {hidden});
+        halnorm_tensor tb = DeviceTensor(bias, HALNORM_F32, {hidden});
+        halnorm_tensor tdw = DeviceTensor(dweight, HALNORM_F32, {hidden});
+        halnorm_tensor tdb = DeviceTensor(dbias, HALNORM_F32, {hidden});
         halnorm_norm_options opt;
         halnorm_norm_options_init(&opt);
         // `variant` nullptr: the public entry point (dispatch picks).
@@ -193,22 +132,22 @@ int Run() {
           absl::Status status;
           if (variant == nullptr) {
             const int rc =
-                is_forward ? (rms ? halnorm_rms_norm_forward(&tx, &tw, &opt, &ty, &trstd)
-                                  : halnorm_layer_norm_forward(&tx, &tw, &tb, &opt, &ty, &tmean,
-                                                               &trstd))
+                is_forward
+                    ? (rms ? halnorm_rms_norm_forward(&tx, &tw, &opt, &ty, &trstd)
+                           : halnorm_layer_norm_forward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd))
                 : rms ? halnorm_rms_norm_backward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw)
                       : halnorm_layer_norm_backward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx,
                                                     &tdw, &tdb);
             if (rc != HALNORM_OK) status = absl::InternalError(halnorm_last_error());
           } else if (is_forward) {
-            status = rms ? internal::RmsNormForward(&tx, &tw, &opt, &ty, &trstd, variant)
-                         : internal::LayerNormForward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd,
-                                                      variant);
+            status =
+                rms ? internal::RmsNormForward(&tx, &tw, &opt, &ty, &trstd, variant)
+                    : internal::LayerNormForward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd, variant);
           } else {
-            status = rms ? internal::RmsNormBackward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw,
-                                                     variant)
-                         : internal::LayerNormBackward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx,
-                                                       &tdw, &tdb, variant);
+            status =
+                rms ? internal::RmsNormBackward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw, variant)
+                    : internal::LayerNormBackward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx, &tdw,
+                                                  &tdb, variant);
           }
           if (!status.ok() && !(variant != nullptr && internal::IsConfigRefusal(status))) {
             std::fprintf(stderr, "%s: %s\n", variant ? variant->name : "dispatch",
@@ -249,9 +188,9 @@ int Run() {
 }
 
 }  // namespace
-}  // namespace halnorm
+}  // namespace halnorm::bench
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  return halnorm::Run();
+  return halnorm::bench::Run();
 }

@@ -185,9 +185,10 @@ absl::Status ChannelNormCall(const Args2d& a, const Variant* forced) {
     // The GPU kernels put samples on grid y (z in the backward's partials
     // walk, whose y is the channel), where a launch has at most 65535 blocks.
     if (backward && c > kCudaMaxGridYZ) {
-      return absl::UnimplementedError(absl::StrCat(
-          "x: on HALNORM_CUDA, a LayerNorm2d backward over more than ", kCudaMaxGridYZ,
-          " channels is not supported (C = ", c, "): its GPU kernels launch a block row per channel"));
+      return absl::UnimplementedError(
+          absl::StrCat("x: on HALNORM_CUDA, a LayerNorm2d backward over more than ", kCudaMaxGridYZ,
+                       " channels is not supported (C = ", c,
+                       "): its GPU kernels launch a block row per channel"));
     }
     plan->rows_per_piece = std::min(plan->rows_per_piece, kCudaMaxGridYZ);
   }

@@ -65,9 +65,9 @@ absl::Status ChannelPlanes::StoreSums(const float* plane, const FeatureLayout& a
     // Channel c's features as column c of a per_channel x channels matrix.
     const int64_t c_stride = at.channels_last ? 1 : at.per_channel;
     const int64_t i_stride = at.channels_last ? at.channels : 1;
-    HALNORM_RETURN_IF_ERROR(SumColumnsOnCuda(
-        cuda_->driver(), cuda_->context(), static_cast<CUstream>(cuda_->stream()), plane, sums,
-        at.channels, at.per_channel, c_stride, i_stride));
+    HALNORM_RETURN_IF_ERROR(SumColumnsOnCuda(cuda_->driver(), cuda_->context(),
+                                             static_cast<CUstream>(cuda_->stream()), plane, sums,
+                                             at.channels, at.per_channel, c_stride, i_stride));
     return cuda_->FinishParam(sums, *out);
   }
   for (int64_t c = 0; c < at.channels; c++) {

@@ -70,9 +70,9 @@ absl::StatusOr<CUfunction> PtxFunction(const CudaDriver& driver, CUcontext conte
   if (!module->second.first.ok()) return module->second.first;
   auto [function, added] = functions->try_emplace({context, &ptx, name}, nullptr);
   if (added) {
-    const absl::Status found =
-        CudaCheck(driver, driver.cuModuleGetFunction(&function->second, module->second.second, name),
-                  absl::StrCat("cuModuleGetFunction (", what, ")"));
+    const absl::Status found = CudaCheck(
+        driver, driver.cuModuleGetFunction(&function->second, module->second.second, name),
+        absl::StrCat("cuModuleGetFunction (", what, ")"));
     if (!found.ok()) {
       functions->erase(function);
       return found;

@@ -143,12 +143,16 @@ absl::Status CheckChannelsLastSample(const halnorm_tensor* t, const char* name) 
   if (t == nullptr) return absl::OkStatus();
   const int64_t c = t->shape[1], w = t->shape[3];
   if (w > 1 && t->strides[3] != c) {
-    return InvalidArgument(name, ": a channels-last sample must be contiguous; dim 3 (W) has "
-                           "stride ", t->strides[3], ", expected ", c);
+    return InvalidArgument(name,
+                           ": a channels-last sample must be contiguous; dim 3 (W) has "
+                           "stride ",
+                           t->strides[3], ", expected ", c);
   }
   if (t->shape[2] > 1 && t->strides[2] != w * c) {
-    return InvalidArgument(name, ": a channels-last sample must be contiguous; dim 2 (H) has "
-                           "stride ", t->strides[2], ", expected ", w * c);
+    return InvalidArgument(name,
+                           ": a channels-last sample must be contiguous; dim 2 (H) has "
+                           "stride ",
+                           t->strides[2], ", expected ", w * c);
   }
   return absl::OkStatus();
 }
@@ -165,7 +169,8 @@ struct AffinePlanes {
 // backward, the places of its per-channel sums, all made before any output
 // is written.
 absl::StatusOr<AffinePlanes> MakePlanes(const Args2d& a, ChannelPlanes& planes,
-                                        const FeatureLayout& at, const std::vector<int64_t>& shape) {
+                                        const FeatureLayout& at,
+                                        const std::vector<int64_t>& shape) {
   AffinePlanes p;
   HALNORM_RETURN_IF_ERROR(planes.Expand(a.weight, at, shape, &p.weight));
   HALNORM_RETURN_IF_ERROR(planes.Expand(a.bias, at, shape, &p.bias));
@@ -185,8 +190,8 @@ absl::StatusOr<AffinePlanes> MakePlanes(const Args2d& a, ChannelPlanes& planes,
 // dweight and dbias from the planes the row-norm calls wrote.
 absl::Status StoreSums(const Args2d& a, ChannelPlanes& planes, const FeatureLayout& at,
                        const AffinePlanes& p) {
-  HALNORM_RETURN_IF_ERROR(planes.StoreSums(static_cast<const float*>(p.dweight.data), at,
-                                           p.dweight_sums, a.dweight));
+  HALNORM_RETURN_IF_ERROR(
+      planes.StoreSums(static_cast<const float*>(p.dweight.data), at, p.dweight_sums, a.dweight));
   return planes.StoreSums(static_cast<const float*>(p.dbias.data), at, p.dbias_sums, a.dbias);
 }
 
@@ -211,10 +216,9 @@ absl::Status SampleRows(const Args2d& a) {
   auto view = [&](const halnorm_tensor& t) { return channels_last ? NhwcView(t) : t; };
   halnorm_tensor x = view(*a.x), out = view(*a.out);
   halnorm_tensor dy = a.dy ? view(*a.dy) : halnorm_tensor{};
-  HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &p->weight : nullptr,
-                                  a.bias ? &p->bias : nullptr, out, a.mean, a.rstd,
-                                  a.dweight ? &p->dweight : nullptr, a.dbias ? &p->dbias : nullptr,
-                                  3));
+  HALNORM_RETURN_IF_ERROR(RowNorm(
+      a, x, a.dy ? &dy : nullptr, a.weight ? &p->weight : nullptr, a.bias ? &p->bias : nullptr, out,
+      a.mean, a.rstd, a.dweight ? &p->dweight : nullptr, a.dbias ? &p->dbias : nullptr, 3));
   return StoreSums(a, **planes, at, *p);
 }
 
@@ -304,7 +308,8 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
       // strides they are C apart, which no kernel here reads without a copy.
       if (const char* name = OutOfLayout(a, PixelsContiguous)) {
         return InvalidArgument(
-            name, ": AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
+            name,
+            ": AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
       }
       return ChannelRows(a);
     default:
@@ -321,7 +326,8 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
                                             : "x";
   if (name == nullptr) name = StatPixelsContiguous(a.mean) ? "rstd" : "mean";
   return InvalidArgument(
-      name, ": AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with "
+      name,
+      ": AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with "
       "contiguous H,W) or channels-last strides for every activation");
 }
 

@@ -2,7 +2,7 @@
 // contiguous H,W runs the channel-norm kernels (a reduction across the
 // strided channel axis, vectorized across pixels; runtime/channel_norm_call.h);
 // channels-last AXES_C, AXES_CHW and AXES_HW are row norms and run on the
-// LayerNorm kernels. HALNORM_CUDA tensors: AXES_C only.
+// LayerNorm kernels, on the CPU or (HALNORM_CUDA tensors) the GPU.
 #ifndef HALNORM_RUNTIME_LAYER_NORM2D_H_
 #define HALNORM_RUNTIME_LAYER_NORM2D_H_
 

@@ -5,7 +5,6 @@
 // every rounding case, and the channel planes (runtime/cuda_channel_planes.h)
 // the host loops' values, bitwise.
 #include <algorithm>
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -214,8 +213,8 @@ TEST_F(OnGpu, SumColumnsAddsInOrder) {
       const int64_t column_stride = interleaved ? 1 : rows;
       const int64_t row_stride = interleaved ? columns : 1;
       float* sums = Upload(std::vector<float>(columns));
-      ASSERT_TRUE(SumColumnsOnCuda(*driver_, context_, nullptr, Upload(values), sums, columns,
-                                   rows, column_stride, row_stride)
+      ASSERT_TRUE(SumColumnsOnCuda(*driver_, context_, nullptr, Upload(values), sums, columns, rows,
+                                   column_stride, row_stride)
                       .ok());
       const std::vector<float> got = Download(sums, columns);
       for (int64_t c = 0; c < columns; c++) {

@@ -26,7 +26,9 @@ bazel_step() {
   ((rc == 0)) || status=$rc
 }
 run() { timed "bazel $*" bazel_step "$@"; }
-run test //... "$@"
+# (the GPU benchmarks are tagged manual, as the others: named here so that
+# they compile where no GPU runs them)
+run test //... //bench:gpu_bench //bench:gpu_layer_norm2d_bench "$@"
 # The same suite with ASan + UBSan over the runtime, tests and examples; not
 # //tools, whose autotuner would rebuild the generators and libHalide's users
 # instrumented for tests of a build-time tool (they run uninstrumented above),
