@@ -64,17 +64,11 @@ int Run() {
     hiddens.push_back(n);
   }
   const std::vector<std::string> ops = absl::StrSplit(absl::GetFlag(FLAGS_ops), ',');
-  const std::vector<std::string> dtypes = absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',');
+  std::vector<halnorm_dtype> dtypes;
+  if (!ParseDtypes(absl::GetFlag(FLAGS_dtypes), &dtypes)) return 2;
   for (const std::string& op : ops) {
     if (op != "layer_norm" && op != "rms_norm") {
       std::fprintf(stderr, "--ops: unknown op '%s' (layer_norm, rms_norm)\n", op.c_str());
-      return 2;
-    }
-  }
-  for (const std::string& dtype : dtypes) {
-    halnorm_dtype parsed;
-    if (!ParseDtype(dtype, &parsed)) {
-      std::fprintf(stderr, "--dtypes: unknown dtype '%s' (bf16, f16, f32)\n", dtype.c_str());
       return 2;
     }
   }
@@ -90,8 +84,7 @@ int Run() {
   const int iterations = absl::GetFlag(FLAGS_iterations);
   const int64_t rows = absl::GetFlag(FLAGS_rows);
   const int64_t max_hidden = *std::max_element(hiddens.begin(), hiddens.end());
-  std::printf("%s: measured device-to-device copy %.0f GB/s, nominal HBM peak %.0f GB/s\n",
-              gpu->name.c_str(), copy / 1e9, peak / 1e9);
+  PrintGpu(*gpu);
   std::printf("| op | dir | dtype | M | N | config | us | GB/s | of copy | of peak |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
 
@@ -111,9 +104,8 @@ int Run() {
 
   for (const std::string& op : ops) {
     const bool rms = op == "rms_norm";
-    for (const std::string& dtype_name : dtypes) {
-      halnorm_dtype dtype;
-      ParseDtype(dtype_name, &dtype);
+    for (const halnorm_dtype dtype : dtypes) {
+      const char* dtype_name = internal::DtypeName(dtype);
       for (int64_t hidden : hiddens) {
         halnorm_tensor tx = DeviceTensor(x, dtype, {rows, hidden}),
                        ty = DeviceTensor(y, dtype, {rows, hidden});
@@ -175,10 +167,10 @@ int Run() {
             const double bytes = (is_forward ? 2 : 3) * elements * element_bytes;
             const double rate = bytes / seconds;
             std::printf("| %s | %s | %s | %lld | %lld | %s | %.1f | %.0f | %.2f | %.2f |\n",
-                        rms ? "rms_norm" : "layer_norm", is_forward ? "fwd" : "bwd",
-                        dtype_name.c_str(), static_cast<long long>(rows),
-                        static_cast<long long>(hidden), variant ? variant->config : "dispatch",
-                        seconds * 1e6, rate / 1e9, rate / copy, rate / peak);
+                        rms ? "rms_norm" : "layer_norm", is_forward ? "fwd" : "bwd", dtype_name,
+                        static_cast<long long>(rows), static_cast<long long>(hidden),
+                        variant ? variant->config : "dispatch", seconds * 1e6, rate / 1e9,
+                        rate / copy, rate / peak);
           }
         }
       }

@@ -126,15 +126,7 @@ int Run() {
     return 2;
   }
   std::vector<halnorm_dtype> dtypes;
-  const std::vector<std::string> dtype_names = absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',');
-  for (const std::string& name : dtype_names) {
-    halnorm_dtype dtype;
-    if (!ParseDtype(name, &dtype)) {
-      std::fprintf(stderr, "--dtypes: unknown dtype '%s' (bf16, f16, f32)\n", name.c_str());
-      return 2;
-    }
-    dtypes.push_back(dtype);
-  }
+  if (!ParseDtypes(absl::GetFlag(FLAGS_dtypes), &dtypes)) return 2;
   std::vector<const Layout*> layouts;
   const std::vector<std::string> layout_names = absl::StrSplit(absl::GetFlag(FLAGS_layouts), ',');
   for (const std::string& name : layout_names) {
@@ -157,9 +149,7 @@ int Run() {
     return 0;
   }
   const internal::CudaDriver& d = *gpu->driver;
-  std::printf("%s: measured device-to-device copy %.0f GB/s, nominal HBM peak %.0f GB/s\n",
-              gpu->name.c_str(), gpu->copy_bytes_per_second / 1e9,
-              gpu->peak_bytes_per_second / 1e9);
+  PrintGpu(*gpu);
   std::printf("| axes_layout | dir | dtype | NxCxHxW | config | us | GB/s | of copy | of peak |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
 

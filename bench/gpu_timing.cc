@@ -1,5 +1,6 @@
 #include "bench/gpu_timing.h"
 
+#include "absl/strings/str_split.h"
 #include "runtime/tensor_checks.h"
 #include "runtime/variant_registry.h"
 
@@ -53,14 +54,26 @@ halnorm_tensor DeviceTensor(internal::CUdeviceptr data, halnorm_dtype dtype,
                                HALNORM_CUDA, shape);
 }
 
-bool ParseDtype(const std::string& name, halnorm_dtype* dtype) {
-  for (halnorm_dtype d : {HALNORM_BF16, HALNORM_F16, HALNORM_F32}) {
-    if (name == internal::DtypeName(d)) {
-      *dtype = d;
-      return true;
+bool ParseDtypes(const std::string& list, std::vector<halnorm_dtype>* dtypes) {
+  for (absl::string_view name : absl::StrSplit(list, ',')) {
+    bool known = false;
+    for (halnorm_dtype d : {HALNORM_BF16, HALNORM_F16, HALNORM_F32}) {
+      if (name != internal::DtypeName(d)) continue;
+      dtypes->push_back(d);
+      known = true;
+    }
+    if (!known) {
+      std::fprintf(stderr, "--dtypes: unknown dtype '%s' (bf16, f16, f32)\n",
+                   std::string(name).c_str());
+      return false;
     }
   }
-  return false;
+  return true;
+}
+
+void PrintGpu(const Gpu& gpu) {
+  std::printf("%s: measured device-to-device copy %.0f GB/s, nominal HBM peak %.0f GB/s\n",
+              gpu.name.c_str(), gpu.copy_bytes_per_second / 1e9, gpu.peak_bytes_per_second / 1e9);
 }
 
 }  // namespace halnorm::bench

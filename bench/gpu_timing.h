@@ -69,8 +69,12 @@ internal::CUdeviceptr FilledDeviceMemory(const internal::CudaDriver& d, size_t b
 halnorm_tensor DeviceTensor(internal::CUdeviceptr data, halnorm_dtype dtype,
                             const std::vector<int64_t>& shape);
 
-// The benchmarks' dtype flag values ("bf16", "f16", "f32"); false for others.
-bool ParseDtype(const std::string& name, halnorm_dtype* dtype);
+// A --dtypes flag's comma-separated "bf16", "f16", "f32"; false, with the
+// error printed, for anything else.
+bool ParseDtypes(const std::string& list, std::vector<halnorm_dtype>* dtypes);
+
+// "<name>: measured device-to-device copy ... GB/s, nominal HBM peak ... GB/s".
+void PrintGpu(const Gpu& gpu);
 
 }  // namespace halnorm::bench
 

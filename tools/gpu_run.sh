@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine from the bundle tools/gpu_bundle.sh made (copied
+# there as .gpu/run.sh). Steps: tests | bench | sweep (default: tests).
+#   tests: the CUDA tests, and the forced-variant suites' CUDA cases; one
+#          line per binary, the failures' output, then "N passed, N failed".
+#   bench: gpu_bench and gpu_layer_norm2d_bench (dispatched calls).
+#   sweep: both with --all_configs (every CUDA config, forced).
+set -uo pipefail
+step=${1:-tests}
+# The binaries and libraries, unpacked once next to this script.
+here=$(cd "$(dirname "$0")" && pwd)/unpacked
+if [[ ! -d $here ]]; then
+  mkdir -p "$here.tmp" && tar -xzf "$(dirname "$here")/bundle.tar.gz" -C "$here.tmp" &&
+    mv "$here.tmp" "$here" || exit 1
+fi
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TEST_TMPDIR=${TEST_TMPDIR:-$(mktemp -d)}
+
+run_tests() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null ||
+    echo "(no nvidia-smi here)"
+  local passed=0 failed=0 name filter log
+  # The forced-variant suites: only their CUDA variants' cases.
+  for name in cuda_api_test cuda_runtime_kernels_test cuda_driver_test layer_norm2d_test \
+    row_norm_forward_test row_norm_backward_test; do
+    filter='*'
+    case $name in layer_norm2d_test | row_norm_*) filter='*cuda*' ;; esac
+    log="$TEST_TMPDIR/$name.log"
+    if "$here/bin/$name" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1; then
+      passed=$((passed + 1))
+      echo "PASSED $name: $(grep -E '^\[  (PASSED|SKIPPED) ' "$log" | tr '\n' ' ')"
+    else
+      failed=$((failed + 1))
+      echo "FAILED $name:"
+      tail -n 40 "$log"
+    fi
+  done
+  echo "$passed passed, $failed failed"
+  ((failed == 0))
+}
+
+case $step in
+  tests) run_tests ;;
+  bench)
+    "$here/bin/gpu_bench" && "$here/bin/gpu_layer_norm2d_bench"
+    ;;
+  sweep)
+    "$here/bin/gpu_bench" --all_configs && "$here/bin/gpu_layer_norm2d_bench" --all_configs
+    ;;
+  *)
+    echo "usage: run.sh [tests|bench|sweep]" >&2
+    exit 2
+    ;;
+esac
