@@ -1,5 +1,6 @@
 #include "runtime/channel_planes.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "runtime/cuda_channel_planes.h"
@@ -45,9 +46,15 @@ absl::Status ChannelPlanes::Expand(const halnorm_tensor* t, const FeatureLayout&
                                 static_cast<const float*>((*values)->data), *data, at.features(),
                                 at.channels_last ? 1 : at.per_channel, at.channels);
   }
+  // Whole runs at a time (a channel's plane, or a feature's C values), not
+  // element by element: 8x768x7x7 f32 AXES_CHW spent as long here as in
+  // the kernel.
   const std::vector<float> values = ToF32(*t, at.channels);
-  for (int64_t c = 0; c < at.channels; c++) {
-    for (int64_t i = 0; i < at.per_channel; i++) (*data)[at(c, i)] = values[c];
+  for (int64_t i = 0; at.channels_last && i < at.per_channel; i++) {
+    std::copy(values.begin(), values.end(), *data + i * at.channels);
+  }
+  for (int64_t c = 0; !at.channels_last && c < at.channels; c++) {
+    std::fill_n(*data + c * at.per_channel, at.per_channel, values[c]);
   }
   return absl::OkStatus();
 }

@@ -226,6 +226,12 @@ absl::Status SampleRows(const Args2d& a) {
 // so its affine is a per-feature constant: that channel's slice of [C][H*W]
 // planes.
 absl::Status ChannelRows(const Args2d& a) {
+  // Without an affine (InstanceNorm's default), every (sample, channel)
+  // plane is a row of one call: C calls of N rows each cost C calls'
+  // overhead (8x768x7x7 f32: 11x the time of AXES_CHW).
+  if (!a.weight && !a.bias && !a.dweight && !a.dbias) {
+    return RowNorm(a, *a.x, a.dy, nullptr, nullptr, *a.out, a.mean, a.rstd, nullptr, nullptr, 2);
+  }
   const int64_t c_count = a.C(), hw = a.HW();
   const std::vector<int64_t> plane = {a.x->shape[2], a.x->shape[3]};
   const FeatureLayout at{c_count, hw, false};
