@@ -124,22 +124,22 @@ int Run() {
           absl::Status status;
           if (variant == nullptr) {
             const int rc =
-                is_forward
-                    ? (rms ? halnorm_rms_norm_forward(&tx, &tw, &opt, &ty, &trstd)
-                           : halnorm_layer_norm_forward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd))
+                is_forward ? (rms ? halnorm_rms_norm_forward(&tx, &tw, &opt, &ty, &trstd)
+                                  : halnorm_layer_norm_forward(&tx, &tw, &tb, &opt, &ty, &tmean,
+                                                               &trstd))
                 : rms ? halnorm_rms_norm_backward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw)
                       : halnorm_layer_norm_backward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx,
                                                     &tdw, &tdb);
             if (rc != HALNORM_OK) status = absl::InternalError(halnorm_last_error());
           } else if (is_forward) {
-            status =
-                rms ? internal::RmsNormForward(&tx, &tw, &opt, &ty, &trstd, variant)
-                    : internal::LayerNormForward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd, variant);
+            status = rms ? internal::RmsNormForward(&tx, &tw, &opt, &ty, &trstd, variant)
+                         : internal::LayerNormForward(&tx, &tw, &tb, &opt, &ty, &tmean, &trstd,
+                                                      variant);
           } else {
-            status =
-                rms ? internal::RmsNormBackward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw, variant)
-                    : internal::LayerNormBackward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx, &tdw,
-                                                  &tdb, variant);
+            status = rms ? internal::RmsNormBackward(&tdy, &tx, &trstd, &tw, &opt, &tdx, &tdw,
+                                                     variant)
+                         : internal::LayerNormBackward(&tdy, &tx, &tmean, &trstd, &tw, &opt, &tdx,
+                                                       &tdw, &tdb, variant);
           }
           if (!status.ok() && !(variant != nullptr && internal::IsConfigRefusal(status))) {
             std::fprintf(stderr, "%s: %s\n", variant ? variant->name : "dispatch",

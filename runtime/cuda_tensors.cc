@@ -42,21 +42,21 @@ CudaCall::~CudaCall() {
 
 absl::StatusOr<float*> CudaCall::Scratch(int64_t count) {
   CUdeviceptr pointer = 0;
-  HALNORM_RETURN_IF_ERROR(
-      CudaCheck(driver_,
-                driver_.cuMemAllocAsync(&pointer, static_cast<size_t>(count) * sizeof(float),
-                                        static_cast<CUstream>(stream_)),
-                "cuMemAllocAsync (call scratch)"));
+  HALNORM_RETURN_IF_ERROR(CudaCheck(
+      driver_,
+      driver_.cuMemAllocAsync(&pointer, static_cast<size_t>(count) * sizeof(float),
+                              static_cast<CUstream>(stream_)),
+      "cuMemAllocAsync (call scratch)"));
   scratch_.push_back(pointer);
   return reinterpret_cast<float*>(static_cast<uintptr_t>(pointer));
 }
 
 absl::Status CudaCall::Zero(void* data, int64_t bytes) {
-  return CudaCheck(
-      driver_,
-      driver_.cuMemsetD8Async(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(data)), 0,
-                              static_cast<size_t>(bytes), static_cast<CUstream>(stream_)),
-      "cuMemsetD8Async");
+  return CudaCheck(driver_,
+                   driver_.cuMemsetD8Async(static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(data)),
+                                           0, static_cast<size_t>(bytes),
+                                           static_cast<CUstream>(stream_)),
+                   "cuMemsetD8Async");
 }
 
 absl::StatusOr<const halnorm_tensor*> CudaCall::AsF32(const halnorm_tensor* t,
@@ -74,8 +74,8 @@ absl::StatusOr<const halnorm_tensor*> CudaCall::AsF32(const halnorm_tensor* t,
 }
 
 absl::Status CudaCall::ToF32(ParamsF32& params) {
-  for (auto [param, scratch] :
-       {std::pair{&params.weight, &params.weight_scratch}, {&params.bias, &params.bias_scratch}}) {
+  for (auto [param, scratch] : {std::pair{&params.weight, &params.weight_scratch},
+                                {&params.bias, &params.bias_scratch}}) {
     absl::StatusOr<const halnorm_tensor*> f32 = AsF32(*param, scratch);
     if (!f32.ok()) return f32.status();
     *param = *f32;

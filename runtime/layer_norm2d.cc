@@ -143,16 +143,12 @@ absl::Status CheckChannelsLastSample(const halnorm_tensor* t, const char* name) 
   if (t == nullptr) return absl::OkStatus();
   const int64_t c = t->shape[1], w = t->shape[3];
   if (w > 1 && t->strides[3] != c) {
-    return InvalidArgument(name,
-                           ": a channels-last sample must be contiguous; dim 3 (W) has "
-                           "stride ",
-                           t->strides[3], ", expected ", c);
+    return InvalidArgument(name, ": a channels-last sample must be contiguous; dim 3 (W) has "
+                           "stride ", t->strides[3], ", expected ", c);
   }
   if (t->shape[2] > 1 && t->strides[2] != w * c) {
-    return InvalidArgument(name,
-                           ": a channels-last sample must be contiguous; dim 2 (H) has "
-                           "stride ",
-                           t->strides[2], ", expected ", w * c);
+    return InvalidArgument(name, ": a channels-last sample must be contiguous; dim 2 (H) has "
+                           "stride ", t->strides[2], ", expected ", w * c);
   }
   return absl::OkStatus();
 }
@@ -242,17 +238,15 @@ absl::Status ChannelRows(const Args2d& a) {
   // Statistics the forward's caller did not ask for: [N,C] scratch, made
   // here, before any channel's y is written (each channel's call would
   // otherwise allocate its own after the channels before it were written).
-  const std::vector<int64_t> stats_shape = {a.N(), c_count};
-  halnorm_tensor stats[2];
-  for (int k = 0; k < 2; k++) {
-    const halnorm_tensor* given = k == 0 ? a.mean : a.rstd;
+  halnorm_tensor mean_all, rstd_all;
+  for (auto [given, all] : {std::pair{a.mean, &mean_all}, {a.rstd, &rstd_all}}) {
     if (given != nullptr) {
-      stats[k] = *given;
+      *all = *given;
       continue;
     }
     absl::StatusOr<float*> data = (*planes)->Scratch(a.N() * c_count);
     if (!data.ok()) return data.status();
-    stats[k] = (*planes)->Tensor(*data, stats_shape);
+    *all = (*planes)->Tensor(*data, {a.N(), c_count});
   }
   // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as
   // [N], of a [C][H*W] plane as [H,W].
@@ -276,7 +270,7 @@ absl::Status ChannelRows(const Args2d& a) {
     halnorm_tensor db = a.dbias ? plane_of(p->dbias, c) : halnorm_tensor{};
     halnorm_tensor x = slice(*a.x, c), out = slice(*a.out, c);
     halnorm_tensor dy = a.dy ? slice(*a.dy, c) : halnorm_tensor{};
-    halnorm_tensor mean = slice(stats[0], c), rstd = slice(stats[1], c);
+    halnorm_tensor mean = slice(mean_all, c), rstd = slice(rstd_all, c);
     HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
                                     a.bias ? &b : nullptr, out, &mean, &rstd,
                                     a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 2));
@@ -314,8 +308,7 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
       // strides they are C apart, which no kernel here reads without a copy.
       if (const char* name = OutOfLayout(a, PixelsContiguous)) {
         return InvalidArgument(
-            name,
-            ": AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
+            name, ": AXES_HW needs NCHW tensors with contiguous H,W; channels-last is not supported");
       }
       return ChannelRows(a);
     default:
@@ -332,8 +325,7 @@ absl::Status Run(const Args2d& a, const Variant* forced) {
                                             : "x";
   if (name == nullptr) name = StatPixelsContiguous(a.mean) ? "rstd" : "mean";
   return InvalidArgument(
-      name,
-      ": AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with "
+      name, ": AXES_C needs NCHW tensors with contiguous H,W (and [N,H,W] statistics with "
       "contiguous H,W) or channels-last strides for every activation");
 }
 
