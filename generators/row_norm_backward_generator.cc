@@ -48,8 +48,9 @@ class RowNormBackward : public Generator<RowNormBackward> {
     if (layer) mean_ = add_input<Buffer<float>>("mean", 3);
     rstd_ = add_input<Buffer<float>>("rstd", 3);
     // weight and dresidual are always bound; the runtime passes a
-    // placeholder when has_weight / has_dresidual is false.
-    weight_ = add_input<Buffer<float>>("weight", 1);
+    // placeholder when has_weight / has_dresidual is false. weight is
+    // (n, r, b) like x (see the forward generator).
+    weight_ = add_input<Buffer<float>>("weight", 3);
     dresidual_ = add_input<Buffer<>>("dresidual", act, 3);
     has_weight_ = add_input<bool>("has_weight");
     has_dresidual_ = add_input<bool>("has_dresidual");
@@ -93,7 +94,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     dyf(n, r, b) = acts.ToF32(dy(n, read_row, b));
     Expr xf = acts.ToF32(x(n, read_row, b));
     xhat(n, r, b) = (layer ? xf - (*mean_)(0, read_row, b) : xf) * rstd;
-    Expr weight = (*weight_)(n);
+    Expr weight = (*weight_)(n, read_row, b);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
     g(n, r, b) = dyf(n, r, b) * select(*has_weight_, weight, 1.f);
 
@@ -215,7 +216,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     for (Input<Buffer<>>* in : {dy_, x_, dresidual_}) in->set_estimates(rows_estimate);
     if (layer) mean_->set_estimates(per_row_estimate);
     rstd_->set_estimates(per_row_estimate);
-    weight_->set_estimates({{0, est_hidden}});
+    weight_->set_estimates(rows_estimate);
     has_weight_->set_estimate(true);
     has_dresidual_->set_estimate(false);
     if (weight_offset_ != nullptr) weight_offset_->set_estimate(0.f);

@@ -9,7 +9,8 @@
 // the runtime binds them by name through the _argv entry point):
 //   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
 //   [weight_offset], eps  ->  y, [residual_out], [mean], rstd
-// weight and bias are f32, or with native_params the activation dtype (CPU
+// weight and bias are (n, r, b) like x, f32, or with native_params the
+// activation dtype (CPU
 // 16-bit kernels: the runtime then passes the caller's tensors as they are
 // instead of converting them on every call). On CPU targets the runtime
 // folds options.weight_offset into the f32 weight it converts; GPU and
@@ -55,9 +56,12 @@ class RowNormForward : public Generator<RowNormForward> {
     if (residual) residual_ = add_input<Buffer<>>("residual", act, 3);
     // Always bound: when has_weight/has_bias is false the runtime passes a
     // placeholder of the right extent that the kernel never reads.
+    // Indexed like x: a per-feature parameter comes with row strides 0,
+    // one that differs between rows (LayerNorm2d over H,W: a channel's
+    // affine) with the strides of its plane.
     const Type param = native_params ? act : Float(32);
-    weight_ = add_input<Buffer<>>("weight", param, 1);
-    if (layer) bias_ = add_input<Buffer<>>("bias", param, 1);
+    weight_ = add_input<Buffer<>>("weight", param, 3);
+    if (layer) bias_ = add_input<Buffer<>>("bias", param, 3);
     has_weight_ = add_input<bool>("has_weight");
     if (layer) has_bias_ = add_input<bool>("has_bias");
     if (residual) residual_alpha_ = add_input<float>("residual_alpha");
@@ -158,7 +162,7 @@ class RowNormForward : public Generator<RowNormForward> {
     }
 
     auto param_f32 = [&](Input<Buffer<>>& param) {
-      return native_params ? acts.ToF32(param(n)) : Expr(param(n));
+      return native_params ? acts.ToF32(param(n, row, b)) : Expr(param(n, row, b));
     };
     Expr weight = param_f32(*weight_);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
@@ -194,13 +198,13 @@ class RowNormForward : public Generator<RowNormForward> {
     const Region rows_estimate = {{0, est_hidden}, {0, est_rows}, {0, 1}};
     x.set_estimates(rows_estimate);
     y.set_estimates(rows_estimate);
-    weight_->set_estimates({{0, est_hidden}});
+    weight_->set_estimates(rows_estimate);
     has_weight_->set_estimate(true);
     eps_->set_estimate(1e-5f);
     if (weight_offset_ != nullptr) weight_offset_->set_estimate(0.f);
     rstd_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
     if (layer) {
-      bias_->set_estimates({{0, est_hidden}});
+      bias_->set_estimates(rows_estimate);
       has_bias_->set_estimate(true);
       mean_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
     }

@@ -31,9 +31,22 @@ KernelParam::KernelParam(const halnorm_tensor* t, int64_t count, const void* pla
       values_(present_ && !UsableInPlace(t, offset, kernel_dtype)
                   ? ConvertedWithOffset(*t, count, offset)
                   : nullptr),
-      buffer_(!present_         ? placeholder
-              : values_ == nullptr ? t->data
-                                   : static_cast<const void*>(values_.get()),
-              HalideType(values_ == nullptr ? kernel_dtype : HALNORM_F32), {{count, 1}}) {}
+      data_(!present_           ? placeholder
+            : values_ == nullptr ? t->data
+                                 : static_cast<const void*>(values_.get())),
+      dtype_(values_ == nullptr ? kernel_dtype : HALNORM_F32),
+      buffer_(data_, HalideType(dtype_), {{count, 1}}) {}
+
+halnorm_tensor KernelParam::OverRowsOf(const halnorm_tensor& x, int leading) const {
+  halnorm_tensor rows = x;
+  rows.data = const_cast<void*>(data_);
+  rows.dtype = dtype_;
+  int64_t stride = 1;
+  for (int d = x.rank - 1; d >= 0; d--) {
+    rows.strides[d] = d < leading ? 0 : stride;
+    stride *= x.shape[d];
+  }
+  return rows;
+}
 
 }  // namespace halnorm::internal

@@ -24,11 +24,17 @@ class KernelParam {
               halnorm_dtype kernel_dtype = HALNORM_F32);
 
   bool present() const { return present_; }
+  // The 1-D buffer of `count` values (channel-norm kernels).
   halide_buffer_t* buffer() { return buffer_.get(); }
+  // The same values as the row-norm kernels take them: a tensor shaped like
+  // x whose `leading` row dims have stride 0, so every row reads them.
+  halnorm_tensor OverRowsOf(const halnorm_tensor& x, int leading) const;
 
  private:
   bool present_;
   std::unique_ptr<float[]> values_;
+  const void* data_;
+  halnorm_dtype dtype_;
   KernelBuffer buffer_;
 };
 

@@ -218,36 +218,43 @@ absl::Status SampleRows(const Args2d& a) {
   return StoreSums(a, **planes, at, *p);
 }
 
-// AXES_HW: rows are (sample, channel) planes; one row-norm call per channel
-// so its affine is a per-feature constant: that channel's slice of [C][H*W]
-// planes.
+// AXES_HW: rows are (sample, channel) planes of H*W. The per-channel affine
+// is a [C][H*W] plane, each channel's value repeated over its features.
 absl::Status ChannelRows(const Args2d& a) {
-  // Without an affine (InstanceNorm's default), every (sample, channel)
-  // plane is a row of one call: C calls of N rows each cost C calls'
-  // overhead (8x768x7x7 f32: 11x the time of AXES_CHW).
+  // Without an affine (InstanceNorm's default), one plain row-norm call.
   if (!a.weight && !a.bias && !a.dweight && !a.dbias) {
     return RowNorm(a, *a.x, a.dy, nullptr, nullptr, *a.out, a.mean, a.rstd, nullptr, nullptr, 2);
   }
   const int64_t c_count = a.C(), hw = a.HW();
-  const std::vector<int64_t> plane = {a.x->shape[2], a.x->shape[3]};
   const FeatureLayout at{c_count, hw, false};
   absl::StatusOr<std::unique_ptr<ChannelPlanes>> planes = ChannelPlanes::For(*a.x);
   if (!planes.ok()) return planes.status();
   absl::StatusOr<AffinePlanes> p = MakePlanes(a, **planes, at, {c_count, hw});
   if (!p.ok()) return p.status();
-  // Statistics the forward's caller did not ask for: [N,C] scratch, made
-  // here, before any channel's y is written (each channel's call would
-  // otherwise allocate its own after the channels before it were written).
-  halnorm_tensor mean_all, rstd_all;
-  for (auto [given, all] : {std::pair{a.mean, &mean_all}, {a.rstd, &rstd_all}}) {
-    if (given != nullptr) {
-      *all = *given;
-      continue;
-    }
-    absl::StatusOr<float*> data = (*planes)->Scratch(a.N() * c_count);
-    if (!data.ok()) return data.status();
-    *all = (*planes)->Tensor(*data, {a.N(), c_count});
+  if (a.dy == nullptr) {
+    // Forward: one call, each row reading its channel's slice of the planes
+    // (it was a call per channel: 8x768x7x7 f32, 2 threads, 1.7 -> 0.24 ms;
+    // 8x192x28x28 1.8 -> 0.5 ms).
+    auto rows_of = [&](const halnorm_tensor& plane) {
+      halnorm_tensor rows = *a.x;
+      rows.data = plane.data;
+      rows.dtype = HALNORM_F32;
+      const int64_t strides[] = {0, hw, a.x->shape[3], 1};
+      std::copy(strides, strides + 4, rows.strides);
+      return rows;
+    };
+    const halnorm_tensor weight = rows_of(p->weight), bias = rows_of(p->bias);
+    halnorm_norm_options opt;
+    halnorm_norm_options_init(&opt);
+    opt.eps = a.eps;
+    opt.normalized_rank = 2;
+    return LayerNormForwardRowParams(a.x, a.weight ? &weight : nullptr, a.bias ? &bias : nullptr,
+                                     &opt, a.out, const_cast<halnorm_tensor*>(a.mean),
+                                     const_cast<halnorm_tensor*>(a.rstd));
   }
+  // Backward: one row-norm call per channel, so that each call's dweight
+  // and dbias sums are that channel's: its slice of the planes.
+  const std::vector<int64_t> plane = {a.x->shape[2], a.x->shape[3]};
   // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as
   // [N], of a [C][H*W] plane as [H,W].
   auto slice = [](const halnorm_tensor& t, int64_t c) {
@@ -265,14 +272,11 @@ absl::Status ChannelRows(const Args2d& a) {
   };
   for (int64_t c = 0; c < c_count; c++) {
     halnorm_tensor w = a.weight ? plane_of(p->weight, c) : halnorm_tensor{};
-    halnorm_tensor b = a.bias ? plane_of(p->bias, c) : halnorm_tensor{};
     halnorm_tensor dw = a.dweight ? plane_of(p->dweight, c) : halnorm_tensor{};
     halnorm_tensor db = a.dbias ? plane_of(p->dbias, c) : halnorm_tensor{};
-    halnorm_tensor x = slice(*a.x, c), out = slice(*a.out, c);
-    halnorm_tensor dy = a.dy ? slice(*a.dy, c) : halnorm_tensor{};
-    halnorm_tensor mean = slice(mean_all, c), rstd = slice(rstd_all, c);
-    HALNORM_RETURN_IF_ERROR(RowNorm(a, x, a.dy ? &dy : nullptr, a.weight ? &w : nullptr,
-                                    a.bias ? &b : nullptr, out, &mean, &rstd,
+    halnorm_tensor x = slice(*a.x, c), dx = slice(*a.out, c), dy = slice(*a.dy, c);
+    halnorm_tensor mean = slice(*a.mean, c), rstd = slice(*a.rstd, c);
+    HALNORM_RETURN_IF_ERROR(RowNorm(a, x, &dy, a.weight ? &w : nullptr, nullptr, dx, &mean, &rstd,
                                     a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 2));
   }
   return StoreSums(a, **planes, at, *p);

@@ -114,11 +114,16 @@ RowBatch::RowBatch(int64_t hidden, absl::Span<const int64_t> leading)
 }
 
 void RowBatch::AddRows(KernelArg kernel_arg, const halnorm_tensor& t, const char* name) {
-  operands_[operand_count_] = {
-      kernel_arg, static_cast<char*>(t.data), HalideType(t.dtype), DtypeBytes(t.dtype), false,
-      name};
+  operands_[operand_count_] = {kernel_arg,          static_cast<char*>(t.data), HalideType(t.dtype),
+                               DtypeBytes(t.dtype), /*per_row=*/false,          /*read=*/true,
+                               name};
   std::copy(t.strides, t.strides + leading_.size(), strides_[operand_count_].begin());
   operand_count_++;
+}
+
+void RowBatch::AddUnread(KernelArg kernel_arg, const halnorm_tensor& t, const char* name) {
+  AddRows(kernel_arg, t, name);
+  operands_[operand_count_ - 1].read = false;
 }
 
 // Dense strides in the first operand's (x's) stride order, so scratch
@@ -142,7 +147,7 @@ void RowBatch::AddPerRow(KernelArg kernel_arg, const halnorm_tensor* t, const ch
   // Scratch data is filled in by Fold(), once the scratch no longer moves.
   operands_[operand_count_] = {
       kernel_arg, t ? static_cast<char*>(t->data) : nullptr, HalideType(HALNORM_F32), 4, true,
-      name};
+      true, name};
   if (t != nullptr) {
     std::copy(t->strides, t->strides + leading_.size(), strides_[operand_count_].begin());
   } else {
@@ -167,17 +172,14 @@ void RowBatch::Fold() {
   while (dims_.count < kMaxLeadingDims) dims_.dims[dims_.count++] = RowDim{1, {}};
 }
 
-absl::Status RowBatch::Split(absl::Span<const PieceOperand> per_call,
-                             const PiecePartials& partials) {
+absl::Status RowBatch::Split(const PiecePartials& partials) {
   const RowDim &r = dims_.dims[0], &b = dims_.dims[1];
-  std::array<PieceOperand, 2 * kMaxRowTensors> all;
+  std::array<PieceOperand, kMaxRowTensors> all;
   size_t count = 0;
   for (int t = 0; t < operand_count_; t++) {
     const Operand& op = operands_[t];
+    if (!op.read) continue;
     all[count++] = {op.name, op.per_row ? 1 : hidden_, op.elem_bytes, r.strides[t], b.strides[t]};
-  }
-  for (const PieceOperand& op : per_call) {
-    if (count < all.size()) all[count++] = op;
   }
   absl::StatusOr<PiecePlan> plan =
       PlanPieces(r.extent, b.extent, hidden_, absl::MakeConstSpan(all.data(), count), partials,

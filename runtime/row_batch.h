@@ -49,7 +49,7 @@ struct PieceOperand {
   int64_t unit_span;   // elements from a unit's first element to its last, + 1
   int64_t elem_bytes;  // 4 for f32, 2 for f16/bf16
   int64_t r_stride;    // elements between units along r
-  int64_t b_stride;    // and along b (0 for per-call buffers such as weight)
+  int64_t b_stride;    // and along b
 };
 
 struct PiecePartials {
@@ -96,10 +96,13 @@ class RowBatch {
 
   int64_t rows() const { return rows_; }
 
-  // At most kMaxRowTensors Add calls in all (a row-norm call makes 6).
+  // At most kMaxRowTensors Add calls in all (a row-norm call makes up to 8).
   // `name` is the argument the tensor is, for errors.
   // A tensor with one row of `hidden` elements per leading index.
   void AddRows(KernelArg kernel_arg, const halnorm_tensor& t, const char* name);
+  // A placeholder bound like rows that the kernel never reads (an absent
+  // weight, over other memory): left out of the piece plan.
+  void AddUnread(KernelArg kernel_arg, const halnorm_tensor& t, const char* name);
   // A tensor with one f32 value per leading index (mean, rstd). Null: the
   // kernel writes into scratch laid out like x (it always computes them).
   void AddPerRow(KernelArg kernel_arg, const halnorm_tensor* t, const char* name);
@@ -112,10 +115,9 @@ class RowBatch {
   int64_t outer_extent() const { return dims_.dims[2].extent; }
 
   // Plans the pieces (call once, after Fold): PlanPieces over the added
-  // tensors, plus `per_call` buffers (f32 weight, bias: strides 0) and the
-  // kernel's `partials`, at KernelSpanLimit(). One piece per outer index
-  // unless the tensors are past the limit.
-  absl::Status Split(absl::Span<const PieceOperand> per_call, const PiecePartials& partials);
+  // tensors and the kernel's `partials`, at KernelSpanLimit(). One piece per
+  // outer index unless the tensors are past the limit.
+  absl::Status Split(const PiecePartials& partials);
   const PiecePlan& plan() const { return plan_; }
   // Pieces along r in one line (1 unless lines are split).
   int64_t pieces_per_line() const { return pieces_per_line_; }
@@ -137,6 +139,7 @@ class RowBatch {
     halide_type_t type;
     int64_t elem_bytes;
     bool per_row;
+    bool read;  // false: AddUnread's placeholder
     const char* name;
   };
   LeadingStrides DenseStridesLikeFirst() const;

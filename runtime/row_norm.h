@@ -15,6 +15,14 @@ absl::Status LayerNormForward(const halnorm_tensor* x, const halnorm_tensor* wei
                               const halnorm_tensor* bias, const halnorm_norm_options* opt,
                               halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd,
                               const Variant* variant = nullptr);
+// LayerNorm forward whose weight and bias differ between rows: f32 tensors
+// shaped like x, contiguous along the normalized dims, with row strides 0
+// where rows share values (LayerNorm2d over H,W: each row gets its
+// channel's affine). For internal callers, which build them.
+absl::Status LayerNormForwardRowParams(const halnorm_tensor* x, const halnorm_tensor* weight_rows,
+                                       const halnorm_tensor* bias_rows,
+                                       const halnorm_norm_options* opt, halnorm_tensor* y,
+                                       halnorm_tensor* mean, halnorm_tensor* rstd);
 absl::Status RmsNormForward(const halnorm_tensor* x, const halnorm_tensor* weight,
                             const halnorm_norm_options* opt, halnorm_tensor* y,
                             halnorm_tensor* rstd, const Variant* variant = nullptr);

@@ -150,6 +150,23 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   }
   if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, a.mean, "mean");
   batch.AddPerRow(KernelArg::kRstd, a.rstd, "rstd");
+  // The weight is indexed by row too (the kernel's (n, r, b)), every row
+  // reading the same values. CPU tensors: the offset is folded into the f32
+  // weight here; CUDA weights are used in place (16-bit ones converted on
+  // the device) and the kernel adds it (weight_offset).
+  const halnorm_tensor* weight_f32 = a.weight;
+  halnorm_tensor weight_scratch;
+  if (on_cuda) {
+    absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(a.weight, &weight_scratch);
+    if (!f32.ok()) return f32.status();
+    weight_f32 = *f32;
+  }
+  const KernelParam weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
+  if (weight.present()) {
+    batch.AddRows(KernelArg::kWeight, weight.OverRowsOf(*a.x, g.leading), "weight");
+  } else {
+    batch.AddUnread(KernelArg::kWeight, weight.OverRowsOf(*a.x, g.leading), "weight");
+  }
   batch.Fold();
 
   // CPU kernels write one partial per chunk of rows along the folded dim r,
@@ -164,23 +181,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   // are bitwise those of one kernel call over the whole tensor.
   const PiecePartials partials{"x", g.hidden * 4,
                                gpu ? 0 : RowsPerChunk(r_extent, g.hidden, a.x->dtype)};
-  const PieceOperand weight_operand{"weight", g.hidden, 4, 0, 0};
-  HALNORM_RETURN_IF_ERROR(batch.Split(
-      a.weight ? absl::MakeConstSpan(&weight_operand, 1) : absl::Span<const PieceOperand>(),
-      partials));
+  HALNORM_RETURN_IF_ERROR(batch.Split(partials));
 
-  // CPU tensors: the offset is folded into the f32 weight here; CUDA
-  // weights are used in place (16-bit ones converted on the device) and the
-  // kernel adds it (weight_offset).
-  const halnorm_tensor* weight_f32 = a.weight;
-  halnorm_tensor weight_scratch;
-  if (on_cuda) {
-    absl::StatusOr<const halnorm_tensor*> f32 = cuda->AsF32(a.weight, &weight_scratch);
-    if (!f32.ok()) return f32.status();
-    weight_f32 = *f32;
-  }
-  KernelParam weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
-  if (on_cuda) MoveToCudaDevice(weight.buffer());
   const halide_type_t f32 = HalideType(HALNORM_F32);
 
   const int rows_per_chunk =
@@ -211,8 +213,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   }
 
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));
-  call.Bind(KernelArg::kWeight, weight.buffer())
-      .Bind(KernelArg::kHasWeight, weight.present())
+  call.Bind(KernelArg::kHasWeight, weight.present())
       .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
       .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)

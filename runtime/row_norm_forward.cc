@@ -28,7 +28,25 @@ struct ForwardArgs {
   halnorm_tensor* y;
   halnorm_tensor* mean;  // nullable; LayerNorm only
   halnorm_tensor* rstd;  // nullable
+  // weight and bias are f32 tensors shaped like x (LayerNorm2d over H,W:
+  // a channel's affine on each of its rows), not per-feature ones.
+  bool params_per_row = false;
 };
+
+// A per-row parameter, as LayerNorm2d builds it: f32, x's shape, rows of
+// `hidden` contiguous values. Not a caller's tensor, so no message for users.
+absl::Status CheckParamRows(const halnorm_tensor* t, const halnorm_tensor& x,
+                            const RowGeometry& g) {
+  if (t == nullptr) return absl::OkStatus();
+  bool fits = t->dtype == HALNORM_F32 && t->device == x.device && t->rank == x.rank;
+  int64_t dense = 1;
+  for (int d = x.rank - 1; fits && d >= g.leading; d--) {
+    fits = t->shape[d] == x.shape[d] && t->strides[d] == dense;
+    dense *= x.shape[d];
+  }
+  for (int d = 0; fits && d < g.leading; d++) fits = t->shape[d] == x.shape[d];
+  return fits ? absl::OkStatus() : absl::InternalError("per-row parameters do not fit x");
+}
 
 absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
   const halnorm_tensor& x = *a.x;
@@ -47,8 +65,13 @@ absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
     }
     HALNORM_RETURN_IF_ERROR(CheckLikeX(a.opt.residual_out, "opt->residual_out", x, g));
   }
-  if (a.weight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.weight, "weight", x, g));
-  if (a.bias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.bias, "bias", x, g));
+  if (a.params_per_row) {
+    HALNORM_RETURN_IF_ERROR(CheckParamRows(a.weight, x, g));
+    HALNORM_RETURN_IF_ERROR(CheckParamRows(a.bias, x, g));
+  } else {
+    if (a.weight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.weight, "weight", x, g));
+    if (a.bias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.bias, "bias", x, g));
+  }
   if (a.mean) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.mean, "mean", x, g));
   if (a.rstd) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.rstd, "rstd", x, g));
   if (g.hidden == 0) return InvalidArgument("x: the normalized dims are empty");
@@ -63,7 +86,7 @@ absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
 // (dispatch.h NativeParamsPay). A forced variant decides for itself, where
 // the tensors allow it.
 bool NativeParams(const ForwardArgs& a, const KernelRequest& request, const Variant* forced) {
-  if (a.weight == nullptr && a.bias == nullptr) return false;
+  if ((a.weight == nullptr && a.bias == nullptr) || a.params_per_row) return false;
   for (const halnorm_tensor* t : {a.weight, a.bias}) {
     if (t != nullptr && t->dtype != a.x->dtype) return false;
   }
@@ -115,38 +138,36 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   }
   if (a.op == Op::kLayerNorm) batch.AddPerRow(KernelArg::kMean, mean, "mean");
   batch.AddPerRow(KernelArg::kRstd, rstd, "rstd");
-  batch.Fold();
-  // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
-  // (row_batch.h); rows are independent, so the pieces change no result.
-  // weight and bias go to the kernel as hidden f32 values, or as they are.
-  PieceOperand per_call[2];
-  size_t per_call_count = 0;
-  const int64_t param_bytes = DtypeBytes(request.native_params ? a.x->dtype : HALNORM_F32);
-  for (auto [name, t] : {NamedTensor{"weight", a.weight}, NamedTensor{"bias", a.bias}}) {
-    if (t != nullptr) per_call[per_call_count++] = {name, g.hidden, param_bytes, 0, 0};
-  }
-  HALNORM_RETURN_IF_ERROR(
-      batch.Split(absl::MakeConstSpan(per_call, per_call_count), PiecePartials{}));
 
-  // A weight converted to f32 here gets the offset folded in; CUDA weights
-  // (16-bit ones converted on the device) and native params are used in
-  // place, and the kernel adds it (weight_offset).
-  ParamsF32 params{a.weight, a.bias};
+  // weight and bias are indexed by row too (the kernel's (n, r, b)): the
+  // caller's per-row planes, or per-feature values that every row reads.
+  // Those go to the kernel as f32 with the offset folded in, or as they are:
+  // CUDA weights (16-bit ones converted on the device) and native params
+  // are used in place, and the kernel adds the offset (weight_offset).
+  ParamsF32 params{a.params_per_row ? nullptr : a.weight, a.params_per_row ? nullptr : a.bias};
   if (on_cuda) HALNORM_RETURN_IF_ERROR(cuda->ToF32(params));
   const bool kernel_adds_offset = on_cuda || request.native_params;
   const halnorm_dtype param_dtype = request.native_params ? a.x->dtype : HALNORM_F32;
-  KernelParam weight(params.weight, g.hidden, a.x->data,
-                     kernel_adds_offset ? 0.f : a.opt.weight_offset, param_dtype);
-  KernelParam bias(params.bias, g.hidden, a.x->data, 0.f, param_dtype);
-  if (on_cuda) {
-    MoveToCudaDevice(weight.buffer());
-    MoveToCudaDevice(bias.buffer());
+  const KernelParam weight(params.weight, g.hidden, a.x->data,
+                           kernel_adds_offset ? 0.f : a.opt.weight_offset, param_dtype);
+  const KernelParam bias(params.bias, g.hidden, a.x->data, 0.f, param_dtype);
+  for (auto [arg, name, given, param] : {std::tuple{KernelArg::kWeight, "weight", a.weight, &weight},
+                                         std::tuple{KernelArg::kBias, "bias", a.bias, &bias}}) {
+    if (arg == KernelArg::kBias && a.op != Op::kLayerNorm) continue;
+    if (given == nullptr) {
+      batch.AddUnread(arg, param->OverRowsOf(*a.x, g.leading), name);
+    } else {
+      batch.AddRows(arg, a.params_per_row ? *given : param->OverRowsOf(*a.x, g.leading), name);
+    }
   }
+  batch.Fold();
+  // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
+  // (row_batch.h); rows are independent, so the pieces change no result.
+  HALNORM_RETURN_IF_ERROR(batch.Split(PiecePartials{}));
+
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));
-  call.Bind(KernelArg::kWeight, weight.buffer())
-      .Bind(KernelArg::kBias, bias.buffer())
-      .Bind(KernelArg::kHasWeight, weight.present())
-      .Bind(KernelArg::kHasBias, bias.present())
+  call.Bind(KernelArg::kHasWeight, a.weight != nullptr)
+      .Bind(KernelArg::kHasBias, a.bias != nullptr)
       .Bind(KernelArg::kWeightOffset, kernel_adds_offset ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)
       .Bind(KernelArg::kEps, a.opt.eps)
@@ -165,6 +186,15 @@ absl::Status LayerNormForward(const halnorm_tensor* x, const halnorm_tensor* wei
                               halnorm_tensor* y, halnorm_tensor* mean, halnorm_tensor* rstd,
                               const Variant* variant) {
   return Forward({Op::kLayerNorm, x, weight, bias, OptionsOrDefaults(opt), y, mean, rstd}, variant);
+}
+
+absl::Status LayerNormForwardRowParams(const halnorm_tensor* x, const halnorm_tensor* weight_rows,
+                                       const halnorm_tensor* bias_rows,
+                                       const halnorm_norm_options* opt, halnorm_tensor* y,
+                                       halnorm_tensor* mean, halnorm_tensor* rstd) {
+  ForwardArgs a{Op::kLayerNorm, x, weight_rows, bias_rows, OptionsOrDefaults(opt), y, mean, rstd};
+  a.params_per_row = true;
+  return Forward(a, nullptr);
 }
 
 absl::Status RmsNormForward(const halnorm_tensor* x, const halnorm_tensor* weight,
