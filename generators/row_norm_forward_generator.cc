@@ -9,12 +9,12 @@
 // the runtime binds them by name through the _argv entry point):
 //   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
 //   [weight_offset], eps  ->  y, [residual_out], [mean], rstd
-// weight and bias are (n, r, b) like x, f32, or with native_params the
-// activation dtype (CPU
-// 16-bit kernels: the runtime then passes the caller's tensors as they are
-// instead of converting them on every call). On CPU targets the runtime
-// folds options.weight_offset into the f32 weight it converts; GPU and
-// native_params kernels take it ([weight_offset]).
+// weight and bias are (n, r, b) like x; f32, or with native_params the
+// activation dtype (CPU 16-bit kernels: the runtime then passes the
+// caller's tensors as they are instead of converting them on every call).
+// On CPU targets the runtime folds options.weight_offset into the f32
+// weight it converts; GPU and native_params kernels take it
+// ([weight_offset]).
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
 #include "Halide.h"
 #include "generators/activations.h"

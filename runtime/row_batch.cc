@@ -114,9 +114,8 @@ RowBatch::RowBatch(int64_t hidden, absl::Span<const int64_t> leading)
 }
 
 void RowBatch::AddRows(KernelArg kernel_arg, const halnorm_tensor& t, const char* name) {
-  operands_[operand_count_] = {kernel_arg,          static_cast<char*>(t.data), HalideType(t.dtype),
-                               DtypeBytes(t.dtype), /*per_row=*/false,          /*read=*/true,
-                               name};
+  operands_[operand_count_] = {kernel_arg, static_cast<char*>(t.data), HalideType(t.dtype),
+                               DtypeBytes(t.dtype), /*per_row=*/false, /*read=*/true, name};
   std::copy(t.strides, t.strides + leading_.size(), strides_[operand_count_].begin());
   operand_count_++;
 }
@@ -146,8 +145,8 @@ LeadingStrides RowBatch::DenseStridesLikeFirst() const {
 void RowBatch::AddPerRow(KernelArg kernel_arg, const halnorm_tensor* t, const char* name) {
   // Scratch data is filled in by Fold(), once the scratch no longer moves.
   operands_[operand_count_] = {
-      kernel_arg, t ? static_cast<char*>(t->data) : nullptr, HalideType(HALNORM_F32), 4, true,
-      true, name};
+      kernel_arg, t ? static_cast<char*>(t->data) : nullptr, HalideType(HALNORM_F32), 4,
+      /*per_row=*/true, /*read=*/true, name};
   if (t != nullptr) {
     std::copy(t->strides, t->strides + leading_.size(), strides_[operand_count_].begin());
   } else {
