@@ -1,10 +1,12 @@
 #include "runtime/channel_planes.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "runtime/cuda_channel_planes.h"
 #include "runtime/half_float.h"
+#include "runtime/scratch.h"
 #include "runtime/status.h"
 #include "runtime/tensor_checks.h"
 
@@ -22,66 +24,80 @@ absl::StatusOr<std::unique_ptr<ChannelPlanes>> ChannelPlanes::For(const halnorm_
 }
 
 absl::StatusOr<float*> ChannelPlanes::Scratch(int64_t count) {
-  if (cuda_ != nullptr) return cuda_->Scratch(count);
-  host_.push_back(std::make_unique<float[]>(count));
-  return host_.back().get();
+  if (cuda_ == nullptr) return absl::InternalError("ChannelPlanes::Scratch: CUDA calls only");
+  return cuda_->Scratch(count);
 }
 
 halnorm_tensor ChannelPlanes::Tensor(float* data, const std::vector<int64_t>& shape) const {
   return DenseTensor(data, HALNORM_F32, cuda_ ? HALNORM_CUDA : HALNORM_CPU, shape);
 }
 
-absl::Status ChannelPlanes::Expand(const halnorm_tensor* t, const FeatureLayout& at,
-                                   const std::vector<int64_t>& shape, halnorm_tensor* plane) {
-  if (t == nullptr) return absl::OkStatus();
-  absl::StatusOr<float*> data = Scratch(at.features());
-  if (!data.ok()) return data.status();
-  *plane = Tensor(*data, shape);
+absl::Status ChannelPlanes::ExpandAffine(const halnorm_tensor* weight, const halnorm_tensor* bias,
+                                         const FeatureLayout& at, const std::vector<int64_t>& shape,
+                                         halnorm_tensor* weight_plane, halnorm_tensor* bias_plane) {
+  // Host planes are reused, not allocated: fresh ones were mapped and
+  // zeroed on every call (1x256x64x64 f32: 4 MB planes, and a third of a
+  // LayerNorm2d backward's time in memset and page faults).
+  float* host_planes =
+      cuda_ ? nullptr
+            : ThreadScratch(((weight != nullptr) + (bias != nullptr)) * at.features(),
+                            ScratchUse::kChannelPlanes);
+  for (auto [t, plane] : {std::pair{weight, weight_plane}, {bias, bias_plane}}) {
+    if (t == nullptr) continue;
+    float* data = host_planes;
+    if (cuda_ != nullptr) {
+      absl::StatusOr<float*> made = cuda_->Scratch(at.features());
+      if (!made.ok()) return made.status();
+      data = *made;
+    } else {
+      host_planes += at.features();
+    }
+    *plane = Tensor(data, shape);
+    HALNORM_RETURN_IF_ERROR(Expand(*t, at, data));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ChannelPlanes::Expand(const halnorm_tensor& t, const FeatureLayout& at, float* data) {
   if (cuda_ != nullptr) {
     halnorm_tensor f32_scratch;
-    absl::StatusOr<const halnorm_tensor*> values = cuda_->AsF32(t, &f32_scratch);
+    absl::StatusOr<const halnorm_tensor*> values = cuda_->AsF32(&t, &f32_scratch);
     if (!values.ok()) return values.status();
     return ExpandChannelsOnCuda(cuda_->driver(), cuda_->context(),
                                 static_cast<CUstream>(cuda_->stream()),
-                                static_cast<const float*>((*values)->data), *data, at.features(),
+                                static_cast<const float*>((*values)->data), data, at.features(),
                                 at.channels_last ? 1 : at.per_channel, at.channels);
   }
   // Whole runs at a time (a channel's plane, or a feature's C values), not
   // element by element: 8x768x7x7 f32 AXES_CHW spent as long here as in
   // the kernel.
-  const std::vector<float> values = ToF32(*t, at.channels);
+  const std::vector<float> values = ToF32(t, at.channels);
   for (int64_t i = 0; at.channels_last && i < at.per_channel; i++) {
-    std::copy(values.begin(), values.end(), *data + i * at.channels);
+    std::copy(values.begin(), values.end(), data + i * at.channels);
   }
   for (int64_t c = 0; !at.channels_last && c < at.channels; c++) {
-    std::fill_n(*data + c * at.per_channel, at.per_channel, values[c]);
+    std::fill_n(data + c * at.per_channel, at.per_channel, values[c]);
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<float*> ChannelPlanes::SumsFor(const halnorm_tensor* out) {
   if (out == nullptr) return nullptr;
-  if (cuda_ != nullptr) return cuda_->F32Output(*out);
-  return Scratch(NumElements(*out));
+  if (cuda_ == nullptr) return absl::InternalError("ChannelPlanes::SumsFor: CUDA calls only");
+  return cuda_->F32Output(*out);
 }
 
 absl::Status ChannelPlanes::StoreSums(const float* plane, const FeatureLayout& at, float* sums,
                                       halnorm_tensor* out) {
   if (out == nullptr) return absl::OkStatus();
-  if (cuda_ != nullptr) {
-    // Channel c's features as column c of a per_channel x channels matrix.
-    const int64_t c_stride = at.channels_last ? 1 : at.per_channel;
-    const int64_t i_stride = at.channels_last ? at.channels : 1;
-    HALNORM_RETURN_IF_ERROR(SumColumnsOnCuda(cuda_->driver(), cuda_->context(),
-                                             static_cast<CUstream>(cuda_->stream()), plane, sums,
-                                             at.channels, at.per_channel, c_stride, i_stride));
-    return cuda_->FinishParam(sums, *out);
-  }
-  for (int64_t c = 0; c < at.channels; c++) {
-    for (int64_t i = 0; i < at.per_channel; i++) sums[c] += plane[at(c, i)];
-  }
-  StoreFromF32(sums, at.channels, *out);
-  return absl::OkStatus();
+  if (cuda_ == nullptr) return absl::InternalError("ChannelPlanes::StoreSums: CUDA calls only");
+  // Channel c's features as column c of a per_channel x channels matrix.
+  const int64_t c_stride = at.channels_last ? 1 : at.per_channel;
+  const int64_t i_stride = at.channels_last ? at.channels : 1;
+  HALNORM_RETURN_IF_ERROR(SumColumnsOnCuda(cuda_->driver(), cuda_->context(),
+                                           static_cast<CUstream>(cuda_->stream()), plane, sums,
+                                           at.channels, at.per_channel, c_stride, i_stride));
+  return cuda_->FinishParam(sums, *out);
 }
 
 }  // namespace halnorm::internal

@@ -14,6 +14,7 @@
 #include "runtime/cuda_tensors.h"
 #include "runtime/half_float.h"
 #include "runtime/layer_norm2d_args.h"
+#include "runtime/layer_norm2d_cuda_backward.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
 #include "runtime/status.h"
@@ -153,47 +154,62 @@ absl::Status CheckChannelsLastSample(const halnorm_tensor* t, const char* name) 
   return absl::OkStatus();
 }
 
-// A plane per given tensor of {weight, bias} (forward) or {dweight, dbias}
-// (backward): the per-feature parameters of a route's row-norm call.
-struct AffinePlanes {
-  halnorm_tensor weight{}, bias{}, dweight{}, dbias{};
-  float* dweight_sums = nullptr;
-  float* dbias_sums = nullptr;
-};
-
-// The call's planes (each of `shape`, at.features() values) and, for the
-// backward, the places of its per-channel sums, all made before any output
-// is written.
-absl::StatusOr<AffinePlanes> MakePlanes(const Args2d& a, ChannelPlanes& planes,
-                                        const FeatureLayout& at,
-                                        const std::vector<int64_t>& shape) {
-  AffinePlanes p;
-  HALNORM_RETURN_IF_ERROR(planes.Expand(a.weight, at, shape, &p.weight));
-  HALNORM_RETURN_IF_ERROR(planes.Expand(a.bias, at, shape, &p.bias));
-  for (auto [out, plane, sums] : {std::tuple{a.dweight, &p.dweight, &p.dweight_sums},
-                                  std::tuple{a.dbias, &p.dbias, &p.dbias_sums}}) {
-    if (out == nullptr) continue;
-    absl::StatusOr<float*> data = planes.Scratch(at.features());
-    if (!data.ok()) return data.status();
-    *plane = planes.Tensor(*data, shape);
-    absl::StatusOr<float*> made = planes.SumsFor(out);
-    if (!made.ok()) return made.status();
-    *sums = *made;
+// A plane of one sample's f32 parameters (`data`, laid out like x's dims
+// 1-3) as a tensor shaped like x whose samples all read it.
+halnorm_tensor SampleRowsOf(const halnorm_tensor& x, void* data) {
+  halnorm_tensor rows = x;
+  rows.data = data;
+  rows.dtype = HALNORM_F32;
+  rows.strides[0] = 0;
+  int64_t dense = 1;
+  for (int d = 3; d >= 1; d--) {
+    rows.strides[d] = dense;
+    dense *= x.shape[d];
   }
-  return p;
+  return rows;
 }
 
-// dweight and dbias from the planes the row-norm calls wrote.
-absl::Status StoreSums(const Args2d& a, ChannelPlanes& planes, const FeatureLayout& at,
-                       const AffinePlanes& p) {
+// AXES_CHW and AXES_HW: one row-norm call over the views `x`, `dy` (null:
+// forward) and `out`, whose rows are samples or channel planes. The
+// per-channel affine is a [C][H*W] (or channels-last [H*W][C]) plane, laid
+// out as `at`, that every sample's rows read, and the backward sums dweight
+// and dbias per channel.
+absl::Status PlaneRowsCall(const Args2d& a, const halnorm_tensor& x, const halnorm_tensor* dy,
+                           halnorm_tensor& out, const FeatureLayout& at, int normalized_rank) {
+  // Without an affine (InstanceNorm's default), one plain row-norm call.
+  if (!a.weight && !a.bias && !a.dweight && !a.dbias) {
+    return RowNorm(a, x, dy, nullptr, nullptr, out, a.mean, a.rstd, nullptr, nullptr,
+                   normalized_rank);
+  }
+  absl::StatusOr<std::unique_ptr<ChannelPlanes>> planes = ChannelPlanes::For(x);
+  if (!planes.ok()) return planes.status();
+  if (dy != nullptr && (*planes)->on_cuda()) {
+    return CudaPlanesBackward(a, x, *dy, out, at, **planes);
+  }
+  const std::vector<int64_t> plane_shape(x.shape + 1, x.shape + 4);
+  halnorm_tensor weight_plane{}, bias_plane{};
   HALNORM_RETURN_IF_ERROR(
-      planes.StoreSums(static_cast<const float*>(p.dweight.data), at, p.dweight_sums, a.dweight));
-  return planes.StoreSums(static_cast<const float*>(p.dbias.data), at, p.dbias_sums, a.dbias);
+      (*planes)->ExpandAffine(a.weight, a.bias, at, plane_shape, &weight_plane, &bias_plane));
+  // Without a weight, the backward's placeholder over x's memory (unread)
+  // still places each row in the plane.
+  const halnorm_tensor weight = SampleRowsOf(x, a.weight ? weight_plane.data : x.data);
+  const halnorm_tensor bias = SampleRowsOf(x, bias_plane.data);
+  halnorm_norm_options opt;
+  halnorm_norm_options_init(&opt);
+  opt.eps = a.eps;
+  opt.normalized_rank = normalized_rank;
+  if (dy == nullptr) {
+    // One call (over HW it was a call per channel: 8x768x7x7 f32, 2
+    // threads, 1.7 -> 0.24 ms; 8x192x28x28 1.8 -> 0.5 ms).
+    return LayerNormForwardRowParams(&x, a.weight ? &weight : nullptr, a.bias ? &bias : nullptr,
+                                     &opt, &out, const_cast<halnorm_tensor*>(a.mean),
+                                     const_cast<halnorm_tensor*>(a.rstd));
+  }
+  return LayerNormBackwardChannelSums(dy, &x, a.mean, a.rstd, weight, a.weight != nullptr, at, &opt,
+                                      &out, a.dweight, a.dbias);
 }
 
-// AXES_CHW: a sample is one row of C*H*W (NCHW, or H*W*C channels-last);
-// the per-channel affine becomes a per-feature one by repeating each
-// channel's value over its features.
+// AXES_CHW: a sample is one row of C*H*W (NCHW, or H*W*C channels-last).
 absl::Status SampleRows(const Args2d& a) {
   const bool channels_last = a.C() > 1 && OutOfLayout(a, ChannelsLast) == nullptr;
   if (channels_last) {
@@ -201,85 +217,15 @@ absl::Status SampleRows(const Args2d& a) {
     HALNORM_RETURN_IF_ERROR(CheckChannelsLastSample(a.out, a.out_name));
     HALNORM_RETURN_IF_ERROR(CheckChannelsLastSample(a.dy, "dy"));
   }
-  const FeatureLayout at{a.C(), a.HW(), channels_last};
-  const std::vector<int64_t> row_shape =
-      channels_last ? std::vector<int64_t>{a.x->shape[2], a.x->shape[3], a.C()}
-                    : std::vector<int64_t>{a.C(), a.x->shape[2], a.x->shape[3]};
-  absl::StatusOr<std::unique_ptr<ChannelPlanes>> planes = ChannelPlanes::For(*a.x);
-  if (!planes.ok()) return planes.status();
-  absl::StatusOr<AffinePlanes> p = MakePlanes(a, **planes, at, row_shape);
-  if (!p.ok()) return p.status();
   auto view = [&](const halnorm_tensor& t) { return channels_last ? NhwcView(t) : t; };
   halnorm_tensor x = view(*a.x), out = view(*a.out);
   halnorm_tensor dy = a.dy ? view(*a.dy) : halnorm_tensor{};
-  HALNORM_RETURN_IF_ERROR(RowNorm(
-      a, x, a.dy ? &dy : nullptr, a.weight ? &p->weight : nullptr, a.bias ? &p->bias : nullptr, out,
-      a.mean, a.rstd, a.dweight ? &p->dweight : nullptr, a.dbias ? &p->dbias : nullptr, 3));
-  return StoreSums(a, **planes, at, *p);
+  return PlaneRowsCall(a, x, a.dy ? &dy : nullptr, out, {a.C(), a.HW(), channels_last}, 3);
 }
 
-// AXES_HW: rows are (sample, channel) planes of H*W. The per-channel affine
-// is a [C][H*W] plane, each channel's value repeated over its features.
+// AXES_HW: rows are (sample, channel) planes of H*W.
 absl::Status ChannelRows(const Args2d& a) {
-  // Without an affine (InstanceNorm's default), one plain row-norm call.
-  if (!a.weight && !a.bias && !a.dweight && !a.dbias) {
-    return RowNorm(a, *a.x, a.dy, nullptr, nullptr, *a.out, a.mean, a.rstd, nullptr, nullptr, 2);
-  }
-  const int64_t c_count = a.C(), hw = a.HW();
-  const FeatureLayout at{c_count, hw, false};
-  absl::StatusOr<std::unique_ptr<ChannelPlanes>> planes = ChannelPlanes::For(*a.x);
-  if (!planes.ok()) return planes.status();
-  absl::StatusOr<AffinePlanes> p = MakePlanes(a, **planes, at, {c_count, hw});
-  if (!p.ok()) return p.status();
-  if (a.dy == nullptr) {
-    // Forward: one call, each row reading its channel's slice of the planes
-    // (it was a call per channel: 8x768x7x7 f32, 2 threads, 1.7 -> 0.24 ms;
-    // 8x192x28x28 1.8 -> 0.5 ms).
-    auto rows_of = [&](const halnorm_tensor& plane) {
-      halnorm_tensor rows = *a.x;
-      rows.data = plane.data;
-      rows.dtype = HALNORM_F32;
-      const int64_t strides[] = {0, hw, a.x->shape[3], 1};
-      std::copy(strides, strides + 4, rows.strides);
-      return rows;
-    };
-    const halnorm_tensor weight = rows_of(p->weight), bias = rows_of(p->bias);
-    halnorm_norm_options opt;
-    halnorm_norm_options_init(&opt);
-    opt.eps = a.eps;
-    opt.normalized_rank = 2;
-    return LayerNormForwardRowParams(a.x, a.weight ? &weight : nullptr, a.bias ? &bias : nullptr,
-                                     &opt, a.out, const_cast<halnorm_tensor*>(a.mean),
-                                     const_cast<halnorm_tensor*>(a.rstd));
-  }
-  // Backward: one row-norm call per channel, so that each call's dweight
-  // and dbias sums are that channel's: its slice of the planes.
-  const std::vector<int64_t> plane = {a.x->shape[2], a.x->shape[3]};
-  // The channel c slice of an NCHW tensor as [N,H,W], of [N,C] stats as
-  // [N], of a [C][H*W] plane as [H,W].
-  auto slice = [](const halnorm_tensor& t, int64_t c) {
-    halnorm_tensor s = t;
-    s.data = static_cast<char*>(t.data) + c * t.strides[1] * DtypeBytes(t.dtype);
-    s.rank = t.rank - 1;
-    for (int d = 1; d < s.rank; d++) {
-      s.shape[d] = t.shape[d + 1];
-      s.strides[d] = t.strides[d + 1];
-    }
-    return s;
-  };
-  auto plane_of = [&](const halnorm_tensor& t, int64_t c) {
-    return (*planes)->Tensor(static_cast<float*>(t.data) + c * hw, plane);
-  };
-  for (int64_t c = 0; c < c_count; c++) {
-    halnorm_tensor w = a.weight ? plane_of(p->weight, c) : halnorm_tensor{};
-    halnorm_tensor dw = a.dweight ? plane_of(p->dweight, c) : halnorm_tensor{};
-    halnorm_tensor db = a.dbias ? plane_of(p->dbias, c) : halnorm_tensor{};
-    halnorm_tensor x = slice(*a.x, c), dx = slice(*a.out, c), dy = slice(*a.dy, c);
-    halnorm_tensor mean = slice(*a.mean, c), rstd = slice(*a.rstd, c);
-    HALNORM_RETURN_IF_ERROR(RowNorm(a, x, &dy, a.weight ? &w : nullptr, nullptr, dx, &mean, &rstd,
-                                    a.dweight ? &dw : nullptr, a.dbias ? &db : nullptr, 2));
-  }
-  return StoreSums(a, **planes, at, *p);
+  return PlaneRowsCall(a, *a.x, a.dy, *a.out, {a.C(), a.HW(), false}, 2);
 }
 
 // dweight and dbias (those given) of a call with no elements: zeros.

@@ -155,7 +155,19 @@ void RowBatch::AddPerRow(KernelArg kernel_arg, const halnorm_tensor* t, const ch
   operand_count_++;
 }
 
-void RowBatch::Fold() {
+void RowBatch::Fold() { FoldOrderedBy(operands_[0].arg); }
+
+int RowBatch::OperandIndex(KernelArg arg) const {
+  int t = 0;
+  while (operands_[t].arg != arg) t++;  // every caller's arg was added
+  return t;
+}
+
+int64_t RowBatch::folded_stride(int d, KernelArg arg) const {
+  return dims_.dims[d].strides[OperandIndex(arg)];
+}
+
+void RowBatch::FoldOrderedBy(KernelArg order_by) {
   const auto operands = absl::MakeSpan(operands_.data(), operand_count_);
   size_t scratch_rows = 0;
   for (const Operand& op : operands) scratch_rows += op.per_row && op.data == nullptr;
@@ -167,7 +179,8 @@ void RowBatch::Fold() {
       next_scratch += rows_;
     }
   }
-  dims_ = FoldRowDims(leading_, absl::MakeConstSpan(strides_.data(), operand_count_));
+  dims_ = FoldRowDims(leading_, absl::MakeConstSpan(strides_.data(), operand_count_),
+                      OperandIndex(order_by));
   while (dims_.count < kMaxLeadingDims) dims_.dims[dims_.count++] = RowDim{1, {}};
 }
 

@@ -107,11 +107,16 @@ class RowBatch {
   // kernel writes into scratch laid out like x (it always computes them).
   void AddPerRow(KernelArg kernel_arg, const halnorm_tensor* t, const char* name);
 
-  // Folds the row dims (call once, after every Add). The kernels index two
-  // folded dims; a third (permuted or padded rank-4 views) is looped here.
+  // Folds the row dims (call once, after every Add), innermost (r) first in
+  // the order of the first operand's strides, or of `order_by`'s. The
+  // kernels index two folded dims; a third (permuted or padded rank-4 views)
+  // is looped here.
   void Fold();
+  void FoldOrderedBy(KernelArg order_by);
   // Extent of folded dim d: 0 = r, 1 = b (both indexed by the kernel), 2 = outer.
   int64_t folded_extent(int d) const { return dims_.dims[d].extent; }
+  // The stride of the operand bound to `arg` along folded dim d, in elements.
+  int64_t folded_stride(int d, KernelArg arg) const;
   int64_t outer_extent() const { return dims_.dims[2].extent; }
 
   // Plans the pieces (call once, after Fold): PlanPieces over the added
@@ -143,6 +148,7 @@ class RowBatch {
     const char* name;
   };
   LeadingStrides DenseStridesLikeFirst() const;
+  int OperandIndex(KernelArg arg) const;
 
   int64_t hidden_, rows_ = 1;
   absl::Span<const int64_t> leading_;

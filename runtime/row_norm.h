@@ -5,6 +5,7 @@
 #define HALNORM_RUNTIME_ROW_NORM_H_
 
 #include "absl/status/status.h"
+#include "runtime/feature_layout.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/variant_registry.h"
 
@@ -31,6 +32,17 @@ absl::Status LayerNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x
                                const halnorm_tensor* weight, const halnorm_norm_options* opt,
                                halnorm_tensor* dx, halnorm_tensor* dweight, halnorm_tensor* dbias,
                                const Variant* variant = nullptr);
+// LayerNorm backward for LayerNorm2d over CHW or HW on host tensors:
+// `plane_rows` places each row in a [C][per_channel] f32 plane of layout
+// `channels` (the weight's plane as LayerNormForwardRowParams takes it; read
+// only when `has_weight`), and dweight and dbias are per channel: the sums
+// over every row and feature at that channel's places.
+absl::Status LayerNormBackwardChannelSums(const halnorm_tensor* dy, const halnorm_tensor* x,
+                                          const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                                          const halnorm_tensor& plane_rows, bool has_weight,
+                                          const FeatureLayout& channels,
+                                          const halnorm_norm_options* opt, halnorm_tensor* dx,
+                                          halnorm_tensor* dweight, halnorm_tensor* dbias);
 absl::Status RmsNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x,
                              const halnorm_tensor* rstd, const halnorm_tensor* weight,
                              const halnorm_norm_options* opt, halnorm_tensor* dx,

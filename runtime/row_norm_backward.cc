@@ -10,10 +10,11 @@
 #include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
-#include "runtime/kernel_param.h"
+#include "runtime/feature_layout.h"
 #include "runtime/half_float.h"
 #include "runtime/kernel_buffer.h"
 #include "runtime/kernel_call.h"
+#include "runtime/kernel_param.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
@@ -36,6 +37,11 @@ struct BackwardArgs {
   halnorm_tensor* dx;
   halnorm_tensor* dweight;  // nullable
   halnorm_tensor* dbias;    // nullable; LayerNorm only
+  // LayerNorm2d over CHW or HW: each row's place in a [C][per_channel]
+  // plane of layout `channels` (CheckParamRows; weight, when given, is that
+  // plane's values), and dweight/dbias per channel. Null: per feature.
+  const halnorm_tensor* plane_rows = nullptr;
+  const FeatureLayout* channels = nullptr;
 };
 
 absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
@@ -49,9 +55,15 @@ absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
   if (a.opt.residual_out) {
     return InvalidArgument("opt->residual_out: not used by the backward pass; pass null");
   }
-  if (a.weight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.weight, "weight", x, g));
-  if (a.dweight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dweight, "dweight", x, g));
-  if (a.dbias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dbias, "dbias", x, g));
+  if (a.channels != nullptr) {
+    // LayerNorm2d has checked dweight and dbias as per-channel parameters.
+    if (x.device != HALNORM_CPU) return absl::InternalError("per-channel sums: host tensors only");
+    HALNORM_RETURN_IF_ERROR(CheckParamRows(a.plane_rows, x, g));
+  } else {
+    if (a.weight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.weight, "weight", x, g));
+    if (a.dweight) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dweight, "dweight", x, g));
+    if (a.dbias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dbias, "dbias", x, g));
+  }
   if (g.hidden == 0) return InvalidArgument("x: the normalized dims are empty");
   const NamedTensor outputs[] = {{"dx", a.dx}, {"dweight", a.dweight}, {"dbias", a.dbias}};
   const NamedTensor inputs[] = {{"dy", a.dy},         {"x", a.x},
@@ -99,6 +111,33 @@ void StoreSumOfPartials(float* partials, int64_t count, int64_t hidden, const ha
   StoreFromF32(sum, hidden, out);
 }
 
+// Per-channel dweight and dbias (BackwardArgs::channels) from the CPU
+// kernel's partials (n, slot, b, outer), added in that fixed order. Every row
+// of a slot has the same plane row (FoldOrderedBy, one-row chunks), at the
+// weight's offset of the slot's first row. `sums`: 2 * C zeros, allocated
+// before the kernel wrote any output.
+void StoreChannelSums(const BackwardArgs& a, const RowBatch& batch, int64_t hidden,
+                      int64_t rows_per_chunk, int64_t slots, const float* dweight_partials,
+                      const float* dbias_partials, float* sums) {
+  const FeatureLayout& at = *a.channels;
+  for (auto [out, partials, channel_sums] : {std::tuple{a.dweight, dweight_partials, sums},
+                                             {a.dbias, dbias_partials, sums + at.channels}}) {
+    if (out == nullptr) continue;
+    const float* partial = partials;
+    for (int64_t outer = 0; outer < batch.outer_extent(); outer++) {
+      for (int64_t line = 0; line < batch.folded_extent(1); line++) {
+        for (int64_t slot = 0; slot < slots; slot++, partial += hidden) {
+          const int64_t first = outer * batch.folded_stride(2, KernelArg::kWeight) +
+                                line * batch.folded_stride(1, KernelArg::kWeight) +
+                                slot * rows_per_chunk * batch.folded_stride(0, KernelArg::kWeight);
+          at.AddToChannelSums(partial, first, hidden, channel_sums);
+        }
+      }
+    }
+    StoreFromF32(channel_sums, at.channels, *out);
+  }
+}
+
 // GPU kernels sum their chunk partials themselves; chunks of at least 32
 // rows keep those partials a few percent of the traffic, and up to 256 of
 // them give a large GPU enough blocks.
@@ -126,15 +165,17 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     cuda = std::move(*begun);
     batch.PlaceOnCuda();
   }
+  // Values per parameter gradient.
+  const int64_t param_count = a.channels ? a.channels->channels : g.hidden;
   if (batch.rows() == 0) {
     // No rows: the parameter gradients are zero.
-    const std::vector<float> zeros(g.hidden, 0.f);
+    const std::vector<float> zeros(param_count, 0.f);
     for (halnorm_tensor* t : {a.dweight, a.dbias}) {
       if (t == nullptr) continue;
       if (on_cuda) {
-        HALNORM_RETURN_IF_ERROR(cuda->Zero(t->data, g.hidden * DtypeBytes(t->dtype)));
+        HALNORM_RETURN_IF_ERROR(cuda->Zero(t->data, param_count * DtypeBytes(t->dtype)));
       } else {
-        StoreFromF32(zeros.data(), g.hidden, *t);
+        StoreFromF32(zeros.data(), param_count, *t);
       }
     }
     return absl::OkStatus();
@@ -161,13 +202,24 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     if (!f32.ok()) return f32.status();
     weight_f32 = *f32;
   }
-  const KernelParam weight(weight_f32, g.hidden, a.x->data, on_cuda ? 0.f : a.opt.weight_offset);
-  if (weight.present()) {
-    batch.AddRows(KernelArg::kWeight, weight.OverRowsOf(*a.x, g.leading), "weight");
+  const KernelParam weight(a.channels ? nullptr : weight_f32, g.hidden, a.x->data,
+                           on_cuda ? 0.f : a.opt.weight_offset);
+  const bool has_weight = a.weight != nullptr;
+  const halnorm_tensor weight_rows =
+      a.plane_rows ? *a.plane_rows : weight.OverRowsOf(*a.x, g.leading);
+  if (has_weight) {
+    batch.AddRows(KernelArg::kWeight, weight_rows, "weight");
   } else {
-    batch.AddUnread(KernelArg::kWeight, weight.OverRowsOf(*a.x, g.leading), "weight");
+    batch.AddUnread(KernelArg::kWeight, weight_rows, "weight");
   }
-  batch.Fold();
+  if (a.channels) {
+    // Rows that share a plane row (stride 0) along r, so that the chunks
+    // along r, whose dweight/dbias are summed together, share their
+    // channels: LayerNorm2d over HW's samples rather than its channels.
+    batch.FoldOrderedBy(KernelArg::kWeight);
+  } else {
+    batch.Fold();
+  }
 
   // CPU kernels write one partial per chunk of rows along the folded dim r,
   // per b line and outer index; GPU kernels sum their chunks themselves and
@@ -179,8 +231,12 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   // (row_batch.h). A piece that splits a line starts on a chunk boundary and
   // writes its chunks' partials where an unsplit call would: the sums below
   // are bitwise those of one kernel call over the whole tensor.
-  const PiecePartials partials{"x", g.hidden * 4,
-                               gpu ? 0 : RowsPerChunk(r_extent, g.hidden, a.x->dtype)};
+  // Per channel, rows along r with different plane rows (LayerNorm2d over
+  // HW with one sample: rows are channels) need a chunk each.
+  const bool one_row_chunks = a.channels && batch.folded_stride(0, KernelArg::kWeight) != 0;
+  const PiecePartials partials{
+      "x", g.hidden * 4,
+      gpu ? 0 : (one_row_chunks ? 1 : RowsPerChunk(r_extent, g.hidden, a.x->dtype))};
   HALNORM_RETURN_IF_ERROR(batch.Split(partials));
 
   const halide_type_t f32 = HalideType(HALNORM_F32);
@@ -196,6 +252,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   // CUDA: a block of `hidden` sums per kernel call and line, added on the
   // device; dbias's only for LayerNorm, dweight's even when not asked for.
   std::optional<CudaParamSums> dweight_sums, dbias_sums;
+  std::vector<float> channel_sums;  // BackwardArgs::channels: dweight's, then dbias's
   if (on_cuda) {
     for (auto [out, sums, place] : {std::tuple{a.dweight, &dweight_sums, &dweight_partials},
                                     std::tuple{a.dbias, &dbias_sums, &dbias_partials}}) {
@@ -208,12 +265,13 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     }
   } else {
     // The kernel writes every partial, so the scratch is never cleared.
+    channel_sums.resize(a.channels ? 2 * a.channels->channels : 0);
     dweight_partials = ThreadScratch(2 * partial_count);
     if (a.op == Op::kLayerNorm) dbias_partials = dweight_partials + partial_count;
   }
 
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));
-  call.Bind(KernelArg::kHasWeight, weight.present())
+  call.Bind(KernelArg::kHasWeight, has_weight)
       .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
       .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)
@@ -247,6 +305,11 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     HALNORM_RETURN_IF_ERROR(dweight_sums->Finish());
     return dbias_sums ? dbias_sums->Finish() : absl::OkStatus();
   }
+  if (a.channels) {
+    StoreChannelSums(a, batch, g.hidden, rows_per_chunk, slots, dweight_partials, dbias_partials,
+                     channel_sums.data());
+    return absl::OkStatus();
+  }
   if (a.dweight) StoreSumOfPartials(dweight_partials, partial_count, g.hidden, *a.dweight);
   if (a.dbias) StoreSumOfPartials(dbias_partials, partial_count, g.hidden, *a.dbias);
   return absl::OkStatus();
@@ -262,6 +325,20 @@ absl::Status LayerNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x
   return Backward(
       {Op::kLayerNorm, dy, x, mean, rstd, weight, OptionsOrDefaults(opt), dx, dweight, dbias},
       variant);
+}
+
+absl::Status LayerNormBackwardChannelSums(const halnorm_tensor* dy, const halnorm_tensor* x,
+                                          const halnorm_tensor* mean, const halnorm_tensor* rstd,
+                                          const halnorm_tensor& plane_rows, bool has_weight,
+                                          const FeatureLayout& channels,
+                                          const halnorm_norm_options* opt, halnorm_tensor* dx,
+                                          halnorm_tensor* dweight, halnorm_tensor* dbias) {
+  BackwardArgs a{
+      Op::kLayerNorm,         dy, x,       mean, rstd, has_weight ? &plane_rows : nullptr,
+      OptionsOrDefaults(opt), dx, dweight, dbias};
+  a.plane_rows = &plane_rows;
+  a.channels = &channels;
+  return Backward(a, nullptr);
 }
 
 absl::Status RmsNormBackward(const halnorm_tensor* dy, const halnorm_tensor* x,

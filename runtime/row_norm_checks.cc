@@ -88,4 +88,17 @@ std::vector<int64_t> PerRowShape(const RowGeometry& g) {
   return {g.leading_extents.begin(), g.leading_extents.end()};
 }
 
+absl::Status CheckParamRows(const halnorm_tensor* t, const halnorm_tensor& x,
+                            const RowGeometry& g) {
+  if (t == nullptr) return absl::OkStatus();
+  bool fits = t->dtype == HALNORM_F32 && t->device == x.device && t->rank == x.rank;
+  int64_t dense = 1;
+  for (int d = x.rank - 1; fits && d >= g.leading; d--) {
+    fits = t->shape[d] == x.shape[d] && t->strides[d] == dense;
+    dense *= x.shape[d];
+  }
+  for (int d = 0; fits && d < g.leading; d++) fits = t->shape[d] == x.shape[d];
+  return fits ? absl::OkStatus() : absl::InternalError("per-row parameters do not fit x");
+}
+
 }  // namespace halnorm::internal

@@ -43,6 +43,10 @@ absl::Status CheckPerFeature(const halnorm_tensor* t, const char* name, const ha
 // mean/rstd: f32, x's leading shape ([1] when there is none).
 absl::Status CheckPerRow(const halnorm_tensor* t, const char* name, const halnorm_tensor& x,
                          const RowGeometry& g);
+// A parameter with a row per row of x, as LayerNorm2d builds it (f32, x's
+// shape, rows of `hidden` contiguous values, row strides free). Not a
+// caller's tensor, so an internal error, with no message for users.
+absl::Status CheckParamRows(const halnorm_tensor* t, const halnorm_tensor& x, const RowGeometry& g);
 
 }  // namespace halnorm::internal
 

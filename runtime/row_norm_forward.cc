@@ -33,21 +33,6 @@ struct ForwardArgs {
   bool params_per_row = false;
 };
 
-// A per-row parameter, as LayerNorm2d builds it: f32, x's shape, rows of
-// `hidden` contiguous values. Not a caller's tensor, so no message for users.
-absl::Status CheckParamRows(const halnorm_tensor* t, const halnorm_tensor& x,
-                            const RowGeometry& g) {
-  if (t == nullptr) return absl::OkStatus();
-  bool fits = t->dtype == HALNORM_F32 && t->device == x.device && t->rank == x.rank;
-  int64_t dense = 1;
-  for (int d = x.rank - 1; fits && d >= g.leading; d--) {
-    fits = t->shape[d] == x.shape[d] && t->strides[d] == dense;
-    dense *= x.shape[d];
-  }
-  for (int d = 0; fits && d < g.leading; d++) fits = t->shape[d] == x.shape[d];
-  return fits ? absl::OkStatus() : absl::InternalError("per-row parameters do not fit x");
-}
-
 absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
   const halnorm_tensor& x = *a.x;
   // x first: an output made like a bad x must not take the blame.

@@ -4,7 +4,8 @@
 
 namespace halnorm::internal {
 
-RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides) {
+RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides,
+                    int order_by) {
   RowDims unfolded;
   for (size_t d = 0; d < extents.size(); d++) {
     if (extents[d] == 1) continue;
@@ -12,9 +13,11 @@ RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingS
     dim.extent = extents[d];
     for (size_t t = 0; t < strides.size(); t++) dim.strides[t] = strides[t][d];
   }
-  // Innermost first by the first tensor's stride; stable keeps ties in order.
+  // Innermost first by that tensor's stride; stable keeps ties in order.
   std::stable_sort(unfolded.dims.begin(), unfolded.dims.begin() + unfolded.count,
-                   [](const RowDim& a, const RowDim& b) { return a.strides[0] < b.strides[0]; });
+                   [order_by](const RowDim& a, const RowDim& b) {
+                     return a.strides[order_by] < b.strides[order_by];
+                   });
   RowDims folded;
   for (int d = 0; d < unfolded.count; d++) {
     const RowDim& dim = unfolded.dims[d];

@@ -35,8 +35,9 @@ struct RowDims {
 // `extents` are the leading dims (outermost first, at most kMaxLeadingDims);
 // `strides[t]` are tensor t's strides for them (at most kMaxRowTensors
 // tensors). Returns the folded dims innermost first (dims of extent 1
-// dropped), ordered by the first tensor's strides.
-RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides);
+// dropped), ordered by tensor `order_by`'s strides (ties keep their order).
+RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides,
+                    int order_by = 0);
 
 }  // namespace halnorm::internal
 

@@ -1,13 +1,26 @@
 #include "runtime/scratch.h"
 
-#include <vector>
+#include <array>
+#include <memory>
 
 namespace halnorm::internal {
 
-float* ThreadScratch(int64_t count) {
-  thread_local std::vector<float> scratch;
-  if (static_cast<int64_t>(scratch.size()) < count) scratch.resize(count);
-  return scratch.data();
+float* ThreadScratch(int64_t count, ScratchUse use) {
+  struct Buffer {
+    std::unique_ptr<float[]> data;
+    int64_t size = 0;
+  };
+  thread_local std::array<Buffer, static_cast<int>(ScratchUse::kCount)> buffers;
+  Buffer& buffer = buffers[static_cast<int>(use)];
+  if (buffer.size < count) {
+    // Nothing to keep: the contents are not copied, nor the new ones zeroed.
+    // Freed first, and empty should the allocation throw (bad_alloc).
+    buffer.data.reset();
+    buffer.size = 0;
+    buffer.data.reset(new float[count]);
+    buffer.size = count;
+  }
+  return buffer.data.get();
 }
 
 }  // namespace halnorm::internal

@@ -145,7 +145,9 @@ constexpr Layout kLayouts[] = {{HALNORM_AXES_C, false},
 constexpr halnorm_dtype kDtypes[] = {HALNORM_F32, HALNORM_F16, HALNORM_BF16};
 
 std::vector<LayerNorm2dCase> DispatchedCases(Direction direction) {
-  constexpr Nchw kShapes[] = {{2, 96, 14, 14}, {2, 1, 5, 7}, {4, 96, 1, 1}, {2, 13, 1, 17}};
+  // One sample too: AXES_HW's backward then sums each row (a channel) apart.
+  constexpr Nchw kShapes[] = {
+      {2, 96, 14, 14}, {2, 1, 5, 7}, {4, 96, 1, 1}, {2, 13, 1, 17}, {1, 7, 4, 4}};
   std::vector<LayerNorm2dCase> cases;
   for (const Layout& layout : kLayouts) {
     for (halnorm_dtype dtype : kDtypes) {

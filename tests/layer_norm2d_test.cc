@@ -320,7 +320,7 @@ TEST(LayerNorm2dForcedVariantTest, VariantOfAnotherDtypeOrDirectionIsRefused) {
 class LayerNorm2dPublicTest
     : public ::testing::TestWithParam<std::tuple<halnorm_axes, bool, halnorm_dtype>> {
  protected:
-  LayerNorm2dCase Case(Direction direction) const {
+  LayerNorm2dCase Case(Direction direction, const Nchw& shape) const {
     const auto [axes, channels_last, dtype] = GetParam();
     LayerNorm2dCase c;
     c.name = "public";
@@ -329,7 +329,7 @@ class LayerNorm2dPublicTest
     c.channels_last = channels_last;
     c.dtype = dtype;
     c.params_f32 = dtype == HALNORM_F32;  // 16-bit: parameters in the activation dtype
-    c.shape = {2, 24, 5, 9};
+    c.shape = shape;
     return c;
   }
 
@@ -349,14 +349,23 @@ class LayerNorm2dPublicTest
   }
 };
 
+// Two samples, and one (rows of one channel each over HW).
+constexpr Nchw kPublicShapes[] = {{2, 24, 5, 9}, {1, 24, 5, 9}};
+
 TEST_P(LayerNorm2dPublicTest, ForwardMatchesReference) {
-  LayerNorm2dForwardProblem problem(Case(Direction::kForward));
-  RunAndCheck(problem);
+  for (const Nchw& shape : kPublicShapes) {
+    SCOPED_TRACE(testing::Message() << "N=" << shape.n);
+    LayerNorm2dForwardProblem problem(Case(Direction::kForward, shape));
+    RunAndCheck(problem);
+  }
 }
 
 TEST_P(LayerNorm2dPublicTest, BackwardMatchesReference) {
-  LayerNorm2dBackwardProblem problem(Case(Direction::kBackward));
-  RunAndCheck(problem);
+  for (const Nchw& shape : kPublicShapes) {
+    SCOPED_TRACE(testing::Message() << "N=" << shape.n);
+    LayerNorm2dBackwardProblem problem(Case(Direction::kBackward, shape));
+    RunAndCheck(problem);
+  }
 }
 
 std::string PublicTestName(
