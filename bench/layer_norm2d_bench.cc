@@ -1,9 +1,9 @@
 // LayerNorm2d on the ConvNeXt-T stage shapes (8,96,56,56), (8,192,28,28),
 // (8,384,14,14), (8,768,7,7) and the SAM neck (1,256,64,64), 1 and 2 threads:
 // AXES_C forward and backward on NCHW (the channel-norm kernels), f32 and
-// bf16; AXES_CHW and AXES_HW forward; and the path it replaces, NCHW ->
-// NHWC copy, LayerNorm over C, NHWC -> NCHW copy, with halnorm's own row
-// kernel in the middle. Logical bytes: forward 2*numel*s, backward
+// bf16; AXES_CHW and AXES_HW forward and backward, f32; and the path
+// AXES_C replaces, NCHW -> NHWC copy, LayerNorm over C, NHWC -> NCHW copy,
+// with halnorm's own row kernel in the middle. Logical bytes: forward 2*numel*s, backward
 // 3*numel*s; stream_frac as in row_norm_bench.
 //
 //   bazel run //bench:layer_norm2d_bench [-- --summary]
@@ -146,8 +146,10 @@ void RegisterCases(int repetitions) {
         cases.push_back({Path::kBackward, HALNORM_AXES_C, dtype, s, threads});
       }
       cases.push_back({Path::kPermuteBaseline, HALNORM_AXES_C, HALNORM_F32, s, threads});
-      cases.push_back({Path::kForward, HALNORM_AXES_CHW, HALNORM_F32, s, threads});
-      cases.push_back({Path::kForward, HALNORM_AXES_HW, HALNORM_F32, s, threads});
+      for (halnorm_axes axes : {HALNORM_AXES_CHW, HALNORM_AXES_HW}) {
+        cases.push_back({Path::kForward, axes, HALNORM_F32, s, threads});
+        cases.push_back({Path::kBackward, axes, HALNORM_F32, s, threads});
+      }
     }
   }
   for (const Case& c : cases) {

@@ -89,15 +89,22 @@ absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
 // included. That cost the configs with one-row groups most: LayerNorm bf16
 // backward, 1 thread, configs c1 and c3 (report_runner, GB/s) 1x128 0.70-0.75
 // -> 1.00, 16x128 7.8 -> 9.2, level with the table's c4 (16-row groups),
-// which did not change. Depends on the shape only, never on the thread
-// count: that is what makes the sums deterministic.
+// which did not change. A batch that would be one chunk of at least 8 rows
+// and 1 MiB of dy and x splits in two, so that two threads share it (f32, 2
+// threads, us a call: LayerNorm 8x16384 110 -> 64-72; 8x150528, LayerNorm2d
+// over CHW at 8x192x28x28, 2200-2370 -> 1096-1168; 1 thread within noise).
+// Depends on the shape only, never on the thread count: that is what makes
+// the sums deterministic.
 int RowsPerChunk(int64_t rows, int64_t hidden, halnorm_dtype dtype) {
   constexpr int64_t kL2SliceBytes = 262144, kMinChunkBytes = 65536, kMinRows = 8;
+  constexpr int64_t kSplitBytes = 1 << 20;
   const int64_t row_bytes = 2 * hidden * DtypeBytes(dtype);
   const int64_t fits_l2 = std::clamp<int64_t>(kL2SliceBytes / row_bytes, 16, 1024);
   const int64_t min_rows = std::max(kMinRows, (kMinChunkBytes + row_bytes - 1) / row_bytes);
   const int64_t wanted = std::max((rows + 7) / 8, min_rows);
-  return static_cast<int>(std::max<int64_t>(1, std::min({fits_l2, wanted, rows})));
+  const int64_t chunk = std::max<int64_t>(1, std::min({fits_l2, wanted, rows}));
+  if (chunk == rows && rows >= kMinRows && rows * row_bytes >= kSplitBytes) return (rows + 1) / 2;
+  return static_cast<int>(chunk);
 }
 
 // Adds the `count / hidden` partials (n, slot, b, outer), in that fixed
