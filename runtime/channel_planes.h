@@ -34,7 +34,8 @@ class ChannelPlanes {
   // over their features, f32 planes of `shape` (at.features() elements),
   // valid for the call. A null parameter: no plane. On the host they are
   // this thread's reused scratch (ThreadScratch), so a thread holds the
-  // planes of one call at a time.
+  // planes of one call at a time, and a plane already holding the same
+  // values in the same place is not filled again.
   absl::Status ExpandAffine(const halnorm_tensor* weight, const halnorm_tensor* bias,
                             const FeatureLayout& at, const std::vector<int64_t>& shape,
                             halnorm_tensor* weight_plane, halnorm_tensor* bias_plane);
@@ -52,8 +53,10 @@ class ChannelPlanes {
  private:
   explicit ChannelPlanes(std::unique_ptr<CudaCall> cuda) : cuda_(std::move(cuda)) {}
 
-  // One plane: `t`'s values repeated over their features, into `data`.
-  absl::Status Expand(const halnorm_tensor& t, const FeatureLayout& at, float* data);
+  // One plane: `t`'s (or `values`') per-channel values repeated over their
+  // features, into `data`.
+  absl::Status ExpandOnCuda(const halnorm_tensor& t, const FeatureLayout& at, float* data);
+  static void ExpandOnHost(const std::vector<float>& values, const FeatureLayout& at, float* data);
 
   std::unique_ptr<CudaCall> cuda_;  // null for host tensors
 };

@@ -5,13 +5,14 @@
 
 namespace halnorm::internal {
 
-float* ThreadScratch(int64_t count, ScratchUse use) {
+float* ThreadScratch(int64_t count, ScratchUse use, bool* reallocated) {
   struct Buffer {
     std::unique_ptr<float[]> data;
     int64_t size = 0;
   };
   thread_local std::array<Buffer, static_cast<int>(ScratchUse::kCount)> buffers;
   Buffer& buffer = buffers[static_cast<int>(use)];
+  if (reallocated != nullptr) *reallocated = buffer.size < count;
   if (buffer.size < count) {
     // Nothing to keep: the contents are not copied, nor the new ones zeroed.
     // Freed first, and empty should the allocation throw (bad_alloc).

@@ -16,7 +16,10 @@ enum class ScratchUse { kPartials, kChannelPlanes, kCount };
 // fresh mmap, and faulting its pages in on every call cost more than the
 // kernel (0.5 ms of a 1.1 ms row-norm backward at M=16, N=16384 on the dev
 // VM). Grows to the largest request and stays there.
-float* ThreadScratch(int64_t count, ScratchUse use = ScratchUse::kPartials);
+// *reallocated (when given) says whether this request replaced the buffer,
+// losing what it held.
+float* ThreadScratch(int64_t count, ScratchUse use = ScratchUse::kPartials,
+                     bool* reallocated = nullptr);
 
 }  // namespace halnorm::internal
 

@@ -34,7 +34,10 @@ class LayerNorm2dForwardProblem {
   void ExpectMatchesReference() const;
 
   const LayerNorm2dCase& test_case() const { return case_; }
+  // Inputs tests may overwrite.
   TestTensor& x() { return x_; }
+  std::optional<TestTensor>& weight() { return weight_; }
+  std::optional<TestTensor>& bias() { return bias_; }
   const TestTensor& y() const { return y_; }
   const std::optional<TestTensor>& mean() const { return mean_; }
   const std::optional<TestTensor>& rstd() const { return rstd_; }
@@ -70,8 +73,9 @@ class LayerNorm2dBackwardProblem {
   void ExpectMatchesReference() const;
 
   const LayerNorm2dCase& test_case() const { return case_; }
-  // An input tests may overwrite (x may not: mean/rstd derive from it).
+  // Inputs tests may overwrite (x may not: mean/rstd derive from it).
   TestTensor& dy() { return dy_; }
+  std::optional<TestTensor>& weight() { return weight_; }
   const TestTensor& dx() const { return dx_; }
   const std::optional<TestTensor>& dweight() const { return dweight_; }
   const std::optional<TestTensor>& dbias() const { return dbias_; }

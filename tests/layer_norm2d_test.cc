@@ -37,6 +37,7 @@ using reference::Nchw;
 using testutil::LayerNorm2dBackwardProblem;
 using testutil::LayerNorm2dCase;
 using testutil::LayerNorm2dForwardProblem;
+using testutil::TestTensor;
 
 // Distinct fixtures: one suite per parameter list.
 class LayerNorm2dForwardTest : public testutil::LayerNorm2dTest {};
@@ -312,6 +313,54 @@ TEST(LayerNorm2dForcedVariantTest, VariantOfAnotherDtypeOrDirectionIsRefused) {
                     "ran another dtype");
       ExpectRefused(ChannelCall(variant, other, variant->dtype), std::nullopt,
                     "ran the other direction");
+    }
+  }
+}
+
+// Over CHW and HW the host reuses a thread's weight and bias planes when a
+// call's parameters repeat (runtime/channel_planes.h). Neither parameters
+// changed in place (same address and shape) nor a call of another size in
+// between, whose planes overlap these, may leave them stale.
+TEST(LayerNorm2dPlaneReuseTest, PlanesNeverGoStale) {
+  auto change = [](std::optional<TestTensor>& t) {
+    ASSERT_TRUE(t.has_value());
+    for (int64_t i = t->data_offset(); i < t->storage_elements(); i++) {
+      t->Store(i, 0.25f - 1.5f * t->Load(i));
+    }
+  };
+  for (halnorm_axes axes : {HALNORM_AXES_CHW, HALNORM_AXES_HW}) {
+    for (bool channels_last : {false, true}) {
+      if (axes == HALNORM_AXES_HW && channels_last) continue;  // refused
+      SCOPED_TRACE(testing::Message()
+                   << testutil::AxesName(axes) << " channels_last " << channels_last);
+      LayerNorm2dCase c;
+      c.name = "plane_reuse";
+      c.axes = axes;
+      c.channels_last = channels_last;
+      c.direction = Direction::kForward;
+      c.shape = {1, 24, 5, 9};
+      LayerNorm2dForwardProblem forward(c);
+      // Its weight plane overwrites the start of the forward's bias plane.
+      c.direction = Direction::kBackward;
+      c.shape = {1, 24, 5, 13};
+      LayerNorm2dBackwardProblem backward(c);
+      auto run_forward = [&] {
+        ASSERT_EQ(forward.RunPublic(), HALNORM_OK) << halnorm_last_error();
+        forward.ExpectMatchesReference();
+      };
+      auto run_backward = [&] {
+        ASSERT_EQ(backward.RunPublic(), HALNORM_OK) << halnorm_last_error();
+        backward.ExpectMatchesReference();
+      };
+      run_forward();
+      run_forward();  // the same parameters: the planes as they are
+      change(forward.weight());
+      change(forward.bias());
+      run_forward();
+      run_backward();
+      run_forward();
+      change(backward.weight());
+      run_backward();
     }
   }
 }
