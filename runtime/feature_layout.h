@@ -8,15 +8,12 @@
 
 namespace halnorm::internal {
 
-// Where channel c's i-th feature sits in a plane of [C][per_channel] (NCHW)
-// or [per_channel][C] (channels-last) features.
+// A plane of [C][per_channel] (NCHW) or [per_channel][C] (channels-last)
+// features: channel c's i-th is at c * per_channel + i, or i * C + c.
 struct FeatureLayout {
   int64_t channels, per_channel;
   bool channels_last;
 
-  int64_t operator()(int64_t c, int64_t i) const {
-    return channels_last ? i * channels + c : c * per_channel + i;
-  }
   int64_t features() const { return channels * per_channel; }
 
   // sums[c] += the `count` values at plane positions [first, first + count)

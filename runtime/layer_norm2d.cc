@@ -1,11 +1,9 @@
 #include "runtime/layer_norm2d.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <tuple>
 #include <utility>
 #include <vector>
 
