@@ -63,9 +63,6 @@ struct FilledPlane {
 absl::Status ChannelPlanes::ExpandAffine(const halnorm_tensor* weight, const halnorm_tensor* bias,
                                          const FeatureLayout& at, const std::vector<int64_t>& shape,
                                          halnorm_tensor* weight_plane, halnorm_tensor* bias_plane) {
-  // Host planes are reused, not allocated: fresh ones were mapped and
-  // zeroed on every call (1x256x64x64 f32: 4 MB planes, and a third of a
-  // LayerNorm2d backward's time in memset and page faults).
   if (cuda_ != nullptr) {
     for (auto [t, plane] : {std::pair{weight, weight_plane}, {bias, bias_plane}}) {
       if (t == nullptr) continue;
@@ -76,6 +73,9 @@ absl::Status ChannelPlanes::ExpandAffine(const halnorm_tensor* weight, const hal
     }
     return absl::OkStatus();
   }
+  // Host planes are reused, not allocated: fresh ones were mapped and
+  // zeroed on every call (1x256x64x64 f32: 4 MB planes, and a third of a
+  // LayerNorm2d backward's time in memset and page faults).
   thread_local std::array<FilledPlane, 2> filled;  // the scratch's first and second plane
   bool reallocated = false;
   float* data = ThreadScratch(((weight != nullptr) + (bias != nullptr)) * at.features(),

@@ -127,6 +127,10 @@ void StoreChannelSums(const BackwardArgs& a, const RowBatch& batch, int64_t hidd
                       int64_t rows_per_chunk, int64_t slots, const float* dweight_partials,
                       const float* dbias_partials, float* sums) {
   const FeatureLayout& at = *a.channels;
+  // The weight's strides: a slot's first row's place in the plane.
+  const int64_t r_stride = batch.folded_stride(0, KernelArg::kWeight);
+  const int64_t b_stride = batch.folded_stride(1, KernelArg::kWeight);
+  const int64_t outer_stride = batch.folded_stride(2, KernelArg::kWeight);
   for (auto [out, partials, channel_sums] : {std::tuple{a.dweight, dweight_partials, sums},
                                              {a.dbias, dbias_partials, sums + at.channels}}) {
     if (out == nullptr) continue;
@@ -134,9 +138,8 @@ void StoreChannelSums(const BackwardArgs& a, const RowBatch& batch, int64_t hidd
     for (int64_t outer = 0; outer < batch.outer_extent(); outer++) {
       for (int64_t line = 0; line < batch.folded_extent(1); line++) {
         for (int64_t slot = 0; slot < slots; slot++, partial += hidden) {
-          const int64_t first = outer * batch.folded_stride(2, KernelArg::kWeight) +
-                                line * batch.folded_stride(1, KernelArg::kWeight) +
-                                slot * rows_per_chunk * batch.folded_stride(0, KernelArg::kWeight);
+          const int64_t first =
+              outer * outer_stride + line * b_stride + slot * rows_per_chunk * r_stride;
           at.AddToChannelSums(partial, first, hidden, channel_sums);
         }
       }
