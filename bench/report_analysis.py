@@ -30,8 +30,11 @@ def logical_bytes(direction, dtype, shape):
     return ACCESSES[direction] * tensor_bytes(dtype, shape)
 
 
-def llc_bytes():
-    """Last-level cache size from sysfs ("32768K"); 32 MiB when unknown."""
+def llc_bytes(override_mib=None):
+    """Last-level cache size: override_mib when given, else sysfs ("32768K");
+    32 MiB when unknown."""
+    if override_mib is not None:
+        return override_mib << 20
     try:
         text = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
         units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
