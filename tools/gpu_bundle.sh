@@ -8,6 +8,8 @@
 #   bash .gpu/run.sh tests            # there: the CUDA tests (~1-2 min)
 #   bash .gpu/run.sh bench            # there: gpu_bench, gpu_layer_norm2d_bench
 #   bash .gpu/run.sh sweep            # there: the same with --all_configs
+#   bash .gpu/run.sh torch            # there: PyTorch's CUDA norms, the peer
+#   bash .gpu/run.sh ncu              # there: kernel times of a backward
 #
 # The device machine has no Bazel and no network, so the binaries travel
 # built, with the shared libraries they load (less glibc's and the CUDA
@@ -45,4 +47,5 @@ mkdir .gpu
 tar -czf .gpu/bundle.tar.gz -C "$stage" bin lib
 rm -rf "$stage"
 cp tools/gpu_run.sh .gpu/run.sh
+cp bench/gpu_torch_peer.py .gpu/
 echo ".gpu/: $(du -sh .gpu | cut -f1); carry: [\".gpu\"], then bash .gpu/run.sh tests"

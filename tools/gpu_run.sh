@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine from the bundle tools/gpu_bundle.sh made (copied
-# there as .gpu/run.sh). Steps: tests | bench | sweep (default: tests).
+# there as .gpu/run.sh). Steps: tests | bench | sweep | torch | ncu
+# (default: tests).
 #   tests: the CUDA tests, and the forced-variant suites' CUDA cases; one
 #          line per binary, the failures' output, then "N passed, N failed".
 #   bench: gpu_bench and gpu_layer_norm2d_bench (dispatched calls).
 #   sweep: both with --all_configs (every CUDA config, forced).
+#   torch: PyTorch's CUDA LayerNorm/RMSNorm on gpu_bench's shapes (the peer).
+#   ncu:   each kernel of a LayerNorm bf16 call per hidden size in $NCU_HIDDEN
+#          (default 1000,4096), by Nsight Compute: time, DRAM bytes, launch
+#          shape, registers, occupancy.
 set -uo pipefail
 step=${1:-tests}
 # The binaries and libraries, unpacked once next to this script.
@@ -47,8 +52,20 @@ case $step in
   sweep)
     "$here/bin/gpu_bench" --all_configs && "$here/bin/gpu_layer_norm2d_bench" --all_configs
     ;;
+  torch) python3 "$(dirname "$0")/gpu_torch_peer.py" ;;
+  ncu)
+    ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null |
+      head -n 1)
+    [[ -n $ncu ]] || { echo "no ncu here" && exit 1; }
+    metrics=gpu__time_duration.sum,dram__bytes.sum,launch__grid_size,launch__block_size
+    metrics+=,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active
+    # --clock-control none: the clocks the benchmarks run at.
+    "$ncu" --clock-control none --csv --page raw --metrics "$metrics" \
+      "$here/bin/gpu_bench" --ops=layer_norm --dtypes=bf16 --hidden="${NCU_HIDDEN:-1000,4096}" \
+      --iterations=1 --repeats=1
+    ;;
   *)
-    echo "usage: run.sh [tests|bench|sweep]" >&2
+    echo "usage: run.sh [tests|bench|sweep|torch|ncu]" >&2
     exit 2
     ;;
 esac
