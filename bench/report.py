@@ -78,7 +78,7 @@ def parse_args(argv):
     # on a 2-vCPU Xeon slice it says 300 MiB while copies slow to DRAM speed
     # past ~64 MiB. The regimes then follow the cache this process can use.
     parser.add_argument("--llc_mib", type=positive_mib, default=None,
-                        help="last-level cache size for the regimes (default: sysfs)")
+                        help="last-level cache size for the regimes and halnorm (default: sysfs)")
     return parser.parse_args(argv)
 
 
@@ -247,6 +247,9 @@ def write_atomically(path, text):
 
 def main(argv):
     args = parse_args(argv)
+    if args.llc_mib is not None:
+        # The runner's halnorm decides streaming stores by the same cache.
+        os.environ["HALNORM_LLC_MIB"] = str(args.llc_mib)
     args.out.mkdir(parents=True, exist_ok=True)
     cases = grid(args.ops, args.dtypes, args.quick)
     results = Results(args.out / "report.csv")

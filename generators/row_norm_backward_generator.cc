@@ -8,7 +8,7 @@
 //   [weight_offset], rows_per_chunk, [prefetch_rows]
 //   ->  dx, dweight_partial, [dbias_partial]
 // [mean, dbias_partial] only for layer, [weight_offset] only on GPUs,
-// [prefetch_rows] only for f32 on CPUs.
+// [prefetch_rows] only on CPUs.
 // Partials are (n, chunk, b), f32, chunk = r / rows_per_chunk; on GPUs
 // (n, 0, b), already summed over the chunks.
 #include "Halide.h"
@@ -23,9 +23,6 @@ namespace halnorm {
 namespace {
 
 using namespace Halide;
-
-// f32 rows longer than this lost with the prefetch (ScheduleRowNormBackwardCpu).
-constexpr int kF32PrefetchMaxHidden = 4096;
 
 class RowNormBackward : public Generator<RowNormBackward> {
  public:
@@ -57,12 +54,9 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // GPU kernels add options.weight_offset themselves (see the forward).
     if (get_target().has_gpu_feature()) weight_offset_ = add_input<float>("weight_offset");
     rows_per_chunk_ = add_input<int>("rows_per_chunk");
-    // f32 on CPUs: whether the runtime streams the call (too large to stay
-    // cached: its streaming-stores decision, streaming_stores.h), for the prefetch;
-    // 16-bit kernels prefetch on every call.
-    if (!get_target().has_gpu_feature() && dtype.value() == "f32") {
-      prefetch_rows_ = add_input<bool>("prefetch_rows");
-    }
+    // CPUs: whether dx prefetches rows ahead, the runtime's choice per CPU
+    // and call (row_prefetch.h).
+    if (!get_target().has_gpu_feature()) prefetch_rows_ = add_input<bool>("prefetch_rows");
     dx_ = add_output<Buffer<>>("dx", act, 3);
     dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
     if (layer) dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 3);
@@ -234,9 +228,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width});
     } else if (!auto_schedule) {
       f.prefetched_rows = {dy, x};
-      if (prefetch_rows_ != nullptr) {
-        f.prefetch_when = *prefetch_rows_ && hidden <= kF32PrefetchMaxHidden;
-      }
+      f.prefetch_when = *prefetch_rows_;
       ScheduleRowNormBackwardCpu(f, {vector_width, accumulators, /*rows_per_task=*/1, stats_rows});
     }
   }

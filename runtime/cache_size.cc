@@ -51,8 +51,16 @@ int64_t ParseCacheSize(std::string_view text) {
   return value << shift;
 }
 
+int64_t CacheBytesOverride(const char* mib_text) {
+  if (mib_text == nullptr || *mib_text < '0' || *mib_text > '9') return 0;
+  return ParseCacheSize(std::string(mib_text) + "M");
+}
+
 int64_t LastLevelCacheBytes() {
-  static const int64_t bytes = ReadLastLevelCacheBytes();
+  static const int64_t bytes = [] {
+    const int64_t forced = CacheBytesOverride(std::getenv("HALNORM_LLC_MIB"));
+    return forced > 0 ? forced : ReadLastLevelCacheBytes();
+  }();
   return bytes;
 }
 

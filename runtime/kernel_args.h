@@ -35,7 +35,7 @@ enum class KernelArg : uint8_t {
   kDweightPartial,
   kDbiasPartial,
   kWeightOffset,  // GPU kernels: added to the weight in the kernel
-  kPrefetchRows,  // f32 CPU backward kernels: prefetch rows ahead (streaming_stores.h)
+  kPrefetchRows,  // CPU backward kernels: prefetch rows ahead (row_prefetch.h)
 };
 inline constexpr int kKernelArgCount = 21;
 

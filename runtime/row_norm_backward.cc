@@ -18,6 +18,7 @@
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
+#include "runtime/row_prefetch.h"
 #include "runtime/scratch.h"
 #include "runtime/status.h"
 #include "runtime/streaming_stores.h"
@@ -285,7 +286,7 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kWeightOffset, on_cuda ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
       .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)
-      .Bind(KernelArg::kPrefetchRows, StreamsWithTwin(request))
+      .Bind(KernelArg::kPrefetchRows, !on_cuda && PrefetchRows(request, StreamsWithTwin(request)))
       .OnCudaStream(a.opt.cuda_stream);
   for (int64_t i = 0; i < batch.piece_count(); i++) {
     const RowPiece piece = batch.Piece(i);

@@ -1,24 +1,16 @@
 #include "runtime/streaming_stores.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 #include "runtime/cache_size.h"
+#include "runtime/env_choice.h"
 #include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {
 namespace {
 
-enum class Policy { kAuto, kAlways, kNever };
-
-Policy PolicyFromEnvironment() {
-  static const Policy policy = [] {
-    const char* v = std::getenv("HALNORM_STREAMING_STORES");
-    if (v != nullptr && std::strcmp(v, "always") == 0) return Policy::kAlways;
-    if (v != nullptr && std::strcmp(v, "never") == 0) return Policy::kNever;
-    return Policy::kAuto;
-  }();
+EnvChoice PolicyFromEnvironment() {
+  static const EnvChoice policy = ReadEnvChoice("HALNORM_STREAMING_STORES");
   return policy;
 }
 
@@ -45,11 +37,11 @@ int64_t StreamingMinFootprint(const KernelRequest& request) {
 
 bool StreamsWithTwin(const KernelRequest& request) {
   switch (PolicyFromEnvironment()) {
-    case Policy::kAuto:
+    case EnvChoice::kAuto:
       return Footprint(request) >= StreamingMinFootprint(request);
-    case Policy::kAlways:
+    case EnvChoice::kAlways:
       return true;
-    case Policy::kNever:
+    case EnvChoice::kNever:
       return false;
   }
   return false;
@@ -60,11 +52,11 @@ bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
   const bool streaming = StreamsWithTwin(request);
   if (VerboseDispatch()) {
     const int64_t footprint = Footprint(request);
-    std::fprintf(stderr,
-                 "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
-                 streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
-                 static_cast<long long>(StreamingMinFootprint(request) >> 10),
-                 PolicyFromEnvironment() == Policy::kAuto ? "" : ", HALNORM_STREAMING_STORES set");
+    std::fprintf(
+        stderr, "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
+        streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
+        static_cast<long long>(StreamingMinFootprint(request) >> 10),
+        PolicyFromEnvironment() == EnvChoice::kAuto ? "" : ", HALNORM_STREAMING_STORES set");
   }
   return streaming;
 }

@@ -61,8 +61,8 @@ int64_t StreamingMinFootprint(const KernelRequest& request);
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);
 
 // The same decision for a variant that has a streaming twin, printing
-// nothing. The f32 backward kernels prefetch rows ahead on the same word
-// (their prefetch_rows): it pays only when the rows come from memory.
+// nothing. The f32 backward's row prefetch follows it (row_prefetch.h): it
+// pays only when the rows come from memory.
 bool StreamsWithTwin(const KernelRequest& request);
 
 }  // namespace halnorm::internal

@@ -7,6 +7,8 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 
+#include <cstring>
+
 namespace halnorm::internal {
 
 // Whether this CPU and OS can run F16C (and so AVX) instructions.
@@ -24,6 +26,17 @@ inline bool CpuHasAvx512Bf16() {
   unsigned eax, ebx, ecx, edx;
   if (!__get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx)) return false;
   return (eax & (1u << 5)) != 0;
+}
+
+// Whether CPUID names Intel as the vendor ("GenuineIntel").
+inline bool CpuIsIntel() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
+  char vendor[12];  // EBX, EDX, ECX, in that order
+  std::memcpy(vendor, &ebx, 4);
+  std::memcpy(vendor + 4, &edx, 4);
+  std::memcpy(vendor + 8, &ecx, 4);
+  return std::memcmp(vendor, "GenuineIntel", 12) == 0;
 }
 
 }  // namespace halnorm::internal

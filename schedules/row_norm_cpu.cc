@@ -219,17 +219,18 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // sums pass waits on memory, then its dx pass and the partials compute with
 // memory idle. bf16 LayerNorm 4096x4096 (x86_avx512 kernel, plain stores,
 // 1 thread): 11.3 ms; 8.2 ms with every row of dy and x at one address (so
-// in L1). So 16-bit dx prefetches the next row's dy and x as it goes.
-// A/B of that kernel with and without (medians of 15 interleaved runs, 1
-// thread, GB/s):
+// in L1). So dx may prefetch the next row's dy and x as it goes (when the
+// kernel's prefetch_rows input says so: runtime/row_prefetch.h decides per
+// CPU). On that AMD Zen 4, A/B of that kernel with and without (medians of
+// 15 interleaved runs, 1 thread, GB/s):
 //   bf16 4096x4096 8.99 -> 10.02, 1024x4096 10.93 -> 12.36, 2048x16384
 //   8.06 -> 9.01, 8192x2048 9.85 -> 10.49, 64x4096 (in L2) 13.52 -> 13.46,
 //   16384x1024 11.79 -> 11.41 (rows this short: no prefetch); 2 threads,
 //   4096x4096 15.7 -> 17.1;
 //   f16 4096x4096 9.65 -> 10.50, 2048x16384 8.37 -> 9.15, 16384x1024 0.93x;
 //   f32 only 0.95-1.03x at N >= 4096, 0.88x at N=1024.
-// f32 prefetches only on calls the runtime streams (streaming_stores.h: too
-// large to stay cached) with rows of at most 4096. From cache it lost (JIT A/B
+// So there f32 prefetches only on calls the runtime streams (too large to
+// stay cached) with rows of at most 4096. From cache it lost (JIT A/B
 // of x86_avx512, plain stores, 1 thread: 16x4096 18 -> 21 us, 64x8192 170
 // -> 195-233 us), and so did longer rows (4096x16384 51 -> 57 ms). Through
 // dispatch (tuned configs, streaming stores, 1 thread, GB/s, 2-3
@@ -237,6 +238,11 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // 21.9, 4096x2048 23.1 -> 24.1, 16384x2048 22.9 -> 23.4; RMSNorm 16384x4096
 // 25.4 -> 26.5, 16384x2048 and 4096x2048/4096 within +-3%; 2 threads
 // LayerNorm 16384x4096 35 -> 36-44, the rest within +-3%.
+// On an Intel Xeon VM (family 6, model 207) it lost on every call: LayerNorm
+// backward, GB/s, without -> with (medians of 3 interleaved runs, 1 thread):
+// bf16 512x2048 10.3 -> 4.1, 4096x4096 6.5 -> 4.2; f16 4096x4096 6.4 -> 4.1;
+// f32 4096x4096 (streamed) 8.8 -> 4.1, 16384x2048 6.9 -> 4.0; 2 threads
+// bf16 4096x4096 9.2 -> 7.3, f32 12.9 -> 7.0.
 //
 // Row sums in groups (knobs.stats_rows > 1), as in the forward: each row's
 // two horizontal sums end in a dependent chain dx waits on. LayerNorm

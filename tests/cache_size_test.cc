@@ -1,5 +1,8 @@
-// The last-level cache size (sysfs) and the streaming threshold built on it.
+// The last-level cache size (sysfs, or HALNORM_LLC_MIB: read once, so one
+// test target per setting) and the streaming threshold built on it.
 #include "runtime/cache_size.h"
+
+#include <cstdlib>
 
 #include "gtest/gtest.h"
 #include "runtime/streaming_stores.h"
@@ -19,6 +22,22 @@ TEST(CacheSizeTest, RejectsWhatIsNotASize) {
                            "2000000G"}) {
     EXPECT_EQ(ParseCacheSize(text), 0) << text;
   }
+}
+
+TEST(CacheSizeTest, ParsesTheOverrideInMib) {
+  EXPECT_EQ(CacheBytesOverride("64"), int64_t{64} << 20);
+  EXPECT_EQ(CacheBytesOverride("1"), int64_t{1} << 20);
+  for (const char* text : {"", "0", "-8", "+8", "64M", "64K", "6.5", "x", "99999999999"}) {
+    EXPECT_EQ(CacheBytesOverride(text), 0) << text;
+  }
+  EXPECT_EQ(CacheBytesOverride(nullptr), 0);
+}
+
+TEST(CacheSizeTest, TheOverrideReplacesSysfs) {
+  const char* mib = std::getenv("HALNORM_LLC_MIB");
+  if (mib == nullptr) GTEST_SKIP() << "HALNORM_LLC_MIB unset: sysfs decides";
+  EXPECT_EQ(LastLevelCacheBytes(), CacheBytesOverride(mib));
+  EXPECT_EQ(StreamingMinFootprint(), 2 * CacheBytesOverride(mib));
 }
 
 TEST(CacheSizeTest, StreamingStartsAtTwiceTheLastLevelCache) {

@@ -14,9 +14,9 @@ using internal::Variant;
 
 // 1, odd, prime, below/at/above 8- and 16-wide vectors and 32-element tiles,
 // a transformer width, a non-power-of-two, the backward's prefetch of the
-// next rows (from 2048, a whole number of vectors; for f32 only on calls
-// that stream, as the *_streaming test targets make every call), a large
-// prime, and >= 65536.
+// next rows (from 2048, a whole number of vectors; row_norm_backward_test
+// turns it on for every call, row_norm_backward_streaming_test off), a
+// large prime, and >= 65536.
 constexpr int64_t kHiddenSizes[] = {1,  3,  7,   13,  15,   16,   17,   31,   32,
                                     33, 64, 127, 768, 1000, 2048, 4099, 65536};
 // 16-bit variants share the f32 code paths but the conversions: fewer sizes.

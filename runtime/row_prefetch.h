@@ -1,0 +1,35 @@
+// Whether a CPU row-norm backward prefetches the rows after the ones it is
+// on (dy and x) as it computes dx: the kernels' prefetch_rows input. The
+// kernels honour it on rows of 2048+ elements, a whole number of vectors
+// (schedules/row_norm_cpu.cc). Whether it pays depends on the CPU:
+//
+// - Zen 4 (AMD EPYC VM, x86_avx512 kernels, 1 thread, medians of 15
+//   interleaved runs, GB/s): bf16 LayerNorm 4096x4096 8.99 -> 10.02,
+//   2048x16384 8.06 -> 9.01; f16 4096x4096 9.65 -> 10.50. f32 gained only
+//   on calls too large to stay cached (streaming_stores.h) with rows of at
+//   most 4096 (LayerNorm 16384x4096 20.5 -> 23.7), and lost otherwise.
+// - Intel Xeon (family 6, model 207 VM): it lost on every call, 16-bit and
+//   f32, cached and streamed. LayerNorm backward, GB/s, without -> with
+//   (medians of 3 interleaved runs, 1 thread): bf16 512x2048 10.3 -> 4.1,
+//   4096x4096 6.5 -> 4.2; f16 4096x4096 6.4 -> 4.1; f32 4096x4096 8.8 ->
+//   4.1, 16384x2048 6.9 -> 4.0; RMSNorm bf16 512x2048 9.8 -> 5.5; 2 threads
+//   bf16 4096x4096 9.2 -> 7.3, f32 12.9 -> 7.0.
+//
+// So: Intel CPUs never; others (Zen 4 measured, the rest as before) 16-bit
+// always and f32 as above. HALNORM_ROW_PREFETCH=always|never overrides.
+#ifndef HALNORM_RUNTIME_ROW_PREFETCH_H_
+#define HALNORM_RUNTIME_ROW_PREFETCH_H_
+
+#include "runtime/dispatch.h"
+
+namespace halnorm::internal {
+
+// For a CPU row-norm backward; `streams`: the call's streaming-stores decision.
+bool PrefetchRows(const KernelRequest& request, bool streams);
+
+// The auto rule, for a CPU by vendor (tests reach both).
+bool PrefetchRowsByDefault(const KernelRequest& request, bool streams, bool intel_cpu);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_ROW_PREFETCH_H_
