@@ -3,11 +3,9 @@
 // kernels honour it on rows of 2048+ elements, a whole number of vectors
 // (schedules/row_norm_cpu.cc). Whether it pays depends on the CPU:
 //
-// - Zen 4 (AMD EPYC VM, x86_avx512 kernels, 1 thread, medians of 15
-//   interleaved runs, GB/s): bf16 LayerNorm 4096x4096 8.99 -> 10.02,
-//   2048x16384 8.06 -> 9.01; f16 4096x4096 9.65 -> 10.50. f32 gained only
-//   on calls too large to stay cached (streaming_stores.h) with rows of at
-//   most 4096 (LayerNorm 16384x4096 20.5 -> 23.7), and lost otherwise.
+// - Zen 4 (AMD EPYC VM; figures in schedules/row_norm_cpu.cc): 16-bit
+//   gained 6-13%; f32 gained only on calls too large to stay cached
+//   (streaming_stores.h) with rows of at most 4096, and lost otherwise.
 // - Intel Xeon (family 6, model 207 VM): it lost on every call, 16-bit and
 //   f32, cached and streamed. LayerNorm backward, GB/s, without -> with
 //   (medians of 3 interleaved runs, 1 thread): bf16 512x2048 10.3 -> 4.1,

@@ -238,11 +238,8 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // 21.9, 4096x2048 23.1 -> 24.1, 16384x2048 22.9 -> 23.4; RMSNorm 16384x4096
 // 25.4 -> 26.5, 16384x2048 and 4096x2048/4096 within +-3%; 2 threads
 // LayerNorm 16384x4096 35 -> 36-44, the rest within +-3%.
-// On an Intel Xeon VM (family 6, model 207) it lost on every call: LayerNorm
-// backward, GB/s, without -> with (medians of 3 interleaved runs, 1 thread):
-// bf16 512x2048 10.3 -> 4.1, 4096x4096 6.5 -> 4.2; f16 4096x4096 6.4 -> 4.1;
-// f32 4096x4096 (streamed) 8.8 -> 4.1, 16384x2048 6.9 -> 4.0; 2 threads
-// bf16 4096x4096 9.2 -> 7.3, f32 12.9 -> 7.0.
+// On an Intel Xeon VM it lost on every call, by up to 2.5x (figures in
+// runtime/row_prefetch.h).
 //
 // Row sums in groups (knobs.stats_rows > 1), as in the forward: each row's
 // two horizontal sums end in a dependent chain dx waits on. LayerNorm
