@@ -74,11 +74,10 @@ def main(argv):
                 # Parameters in x's dtype, as PyTorch models hold them
                 # (gpu_bench passes f32 ones: N elements, next to M x N).
                 w = torch.randn(hidden, device="cuda", dtype=dtype, requires_grad=True)
-                b = torch.randn(hidden, device="cuda", dtype=dtype, requires_grad=True)
-                bias = b if op == "layer_norm" else None
+                bias = torch.randn_like(w, requires_grad=True) if op == "layer_norm" else None
                 dy = torch.randn_like(x)
                 y = norm_forward(op, x, w, bias)
-                inputs = (x, w, b) if bias is not None else (x, w)
+                inputs = (x, w) if bias is None else (x, w, bias)
                 runs = {
                     "fwd": lambda: norm_forward(op, x, w, bias),
                     "bwd": lambda: torch.autograd.grad(y, inputs, dy, retain_graph=True),
