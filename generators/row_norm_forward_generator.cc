@@ -8,7 +8,7 @@
 // Signature (inputs and outputs are added in configure(), in this order;
 // the runtime binds them by name through the _argv entry point):
 //   x, [residual], weight, [bias], has_weight, [has_bias], [residual_alpha],
-//   [weight_offset], eps  ->  y, [residual_out], [mean], rstd
+//   [weight_offset], eps, [task_rows]  ->  y, [residual_out], [mean], rstd
 // weight and bias are (n, r, b) like x; f32, or with native_params the
 // activation dtype (CPU 16-bit kernels: the runtime then passes the
 // caller's tensors as they are instead of converting them on every call).
@@ -16,6 +16,9 @@
 // weight it converts; GPU and native_params kernels take it
 // ([weight_offset]).
 // [residual*] only with residual=true, [bias, has_bias, mean] only for layer.
+// [task_rows] only on CPUs: the most rows a parallel task may take (the
+// kernel takes at most its rows_per_task knob; runtime/forward_tasks.h
+// passes fewer where a call has too few rows to give every thread a task).
 #include "Halide.h"
 #include "generators/activations.h"
 #include "generators/fused_multiply_add.h"
@@ -72,6 +75,7 @@ class RowNormForward : public Generator<RowNormForward> {
       weight_offset_ = add_input<float>("weight_offset");
     }
     eps_ = add_input<float>("eps");
+    if (!get_target().has_gpu_feature()) task_rows_ = add_input<int>("task_rows");
     y_ = add_output<Buffer<>>("y", act, 3);
     if (residual) residual_out_ = add_output<Buffer<>>("residual_out", act, 3);
     if (layer) mean_out_ = add_output<Buffer<float>>("mean", 3);  // (0, r, b)
@@ -201,6 +205,7 @@ class RowNormForward : public Generator<RowNormForward> {
     weight_->set_estimates(rows_estimate);
     has_weight_->set_estimate(true);
     eps_->set_estimate(1e-5f);
+    if (task_rows_ != nullptr) task_rows_->set_estimate(static_cast<int>(rows_per_task));
     if (weight_offset_ != nullptr) weight_offset_->set_estimate(0.f);
     rstd_out_->set_estimates({{0, 1}, {0, est_rows}, {0, 1}});
     if (layer) {
@@ -228,6 +233,7 @@ class RowNormForward : public Generator<RowNormForward> {
       RequireAlignedRows(aligned, vector_width);
       ScheduleRowNormForwardGpu(f, {threads, rows_per_block, vector_width});
     } else if (!auto_schedule) {
+      f.task_rows = clamp(*task_rows_, 1, static_cast<int>(rows_per_task));
       ScheduleRowNormForwardCpu(f, {vector_width, accumulators, rows_per_task, stats_rows});
     }
   }
@@ -242,6 +248,7 @@ class RowNormForward : public Generator<RowNormForward> {
   Input<float>* residual_alpha_ = nullptr;
   Input<float>* weight_offset_ = nullptr;
   Input<float>* eps_ = nullptr;
+  Input<int>* task_rows_ = nullptr;  // CPU only
   Output<Buffer<>>* y_ = nullptr;
   Output<Buffer<>>* residual_out_ = nullptr;
   Output<Buffer<float>>* mean_out_ = nullptr;

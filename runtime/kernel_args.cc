@@ -27,6 +27,7 @@ constexpr const char* kNames[kKernelArgCount] = {
     "dbias_partial",
     "weight_offset",
     "prefetch_rows",
+    "task_rows",
 };
 
 }  // namespace

@@ -36,8 +36,9 @@ enum class KernelArg : uint8_t {
   kDbiasPartial,
   kWeightOffset,  // GPU kernels: added to the weight in the kernel
   kPrefetchRows,  // CPU backward kernels: prefetch rows ahead (row_prefetch.h)
+  kTaskRows,      // CPU forward kernels: rows a parallel task normalizes (forward_tasks.h)
 };
-inline constexpr int kKernelArgCount = 21;
+inline constexpr int kKernelArgCount = 22;
 
 // The generator's name for `arg` ("residual_out").
 const char* KernelArgName(KernelArg arg);

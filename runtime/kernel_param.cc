@@ -1,7 +1,9 @@
 #include "runtime/kernel_param.h"
 
+#include "runtime/converted_params.h"
 #include "runtime/half_float.h"
 #include "runtime/row_batch.h"
+#include "runtime/tensor_checks.h"
 
 namespace halnorm::internal {
 
@@ -23,18 +25,25 @@ std::unique_ptr<float[]> ConvertedWithOffset(const halnorm_tensor& t, int64_t co
   return values;
 }
 
+// The f32 values the kernel reads: this thread's kept copy
+// (converted_params.h), or, for a source too large to keep, this call's.
+const float* F32Values(const halnorm_tensor& t, int64_t count, float offset,
+                       std::unique_ptr<float[]>& owned) {
+  if (count * DtypeBytes(t.dtype) <= kMaxKeptParamBytes) return KeptF32Param(t, count, offset);
+  owned = ConvertedWithOffset(t, count, offset);
+  return owned.get();
+}
+
 }  // namespace
 
 KernelParam::KernelParam(const halnorm_tensor* t, int64_t count, const void* placeholder,
                          float offset, halnorm_dtype kernel_dtype)
     : present_(t != nullptr),
-      values_(present_ && !UsableInPlace(t, offset, kernel_dtype)
-                  ? ConvertedWithOffset(*t, count, offset)
-                  : nullptr),
-      data_(!present_           ? placeholder
-            : values_ == nullptr ? t->data
-                                 : static_cast<const void*>(values_.get())),
-      dtype_(values_ == nullptr ? kernel_dtype : HALNORM_F32),
+      converted_(present_ && !UsableInPlace(t, offset, kernel_dtype)),
+      data_(!present_    ? placeholder
+            : converted_ ? static_cast<const void*>(F32Values(*t, count, offset, owned_))
+                         : t->data),
+      dtype_(converted_ ? HALNORM_F32 : kernel_dtype),
       buffer_(data_, HalideType(dtype_), {{count, 1}}) {}
 
 halnorm_tensor KernelParam::OverRowsOf(const halnorm_tensor& x, int leading) const {

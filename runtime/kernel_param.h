@@ -1,8 +1,9 @@
 // An optional per-feature parameter (weight, bias) as the buffer a kernel
 // takes. For a kernel taking f32 (`kernel_dtype` HALNORM_F32), converted
-// when 16-bit or offset (options.weight_offset: folded in here, once per
-// call, instead of once per element in the kernel; N values per call,
-// nothing next to the M*N activations), used in place otherwise. For a
+// when 16-bit or offset (options.weight_offset: folded in here instead of
+// once per element in the kernel; N values, nothing next to the M*N
+// activations, and reused while the source is unchanged:
+// converted_params.h), used in place otherwise. For a
 // native-params kernel (16-bit `kernel_dtype`), the caller's tensor as it
 // is: it has that dtype, and the kernel adds any offset itself. When absent,
 // a placeholder of the right extent and type over `placeholder` memory that
@@ -32,7 +33,8 @@ class KernelParam {
 
  private:
   bool present_;
-  std::unique_ptr<float[]> values_;
+  bool converted_;                  // data_ holds f32 values made from the tensor
+  std::unique_ptr<float[]> owned_;  // those values, where too large to keep
   const void* data_;
   halnorm_dtype dtype_;
   KernelBuffer buffer_;

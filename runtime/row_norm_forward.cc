@@ -7,14 +7,16 @@
 #include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
-#include "runtime/kernel_param.h"
+#include "runtime/forward_tasks.h"
 #include "runtime/kernel_call.h"
+#include "runtime/kernel_param.h"
 #include "runtime/row_batch.h"
 #include "runtime/row_norm.h"
 #include "runtime/row_norm_checks.h"
 #include "runtime/status.h"
 #include "runtime/streaming_stores.h"
 #include "runtime/tensor_checks.h"
+#include "runtime/thread_limit.h"
 
 namespace halnorm::internal {
 namespace {
@@ -150,8 +152,11 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   // (row_batch.h); rows are independent, so the pieces change no result.
   HALNORM_RETURN_IF_ERROR(batch.Split(PiecePartials{}));
 
+  const int64_t row_bytes = (residual ? 4 : 2) * g.hidden * DtypeBytes(a.x->dtype);
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));
-  call.Bind(KernelArg::kHasWeight, a.weight != nullptr)
+  call.Bind(KernelArg::kTaskRows, ForwardTaskRows(batch.folded_extent(0), batch.folded_extent(1),
+                                                  row_bytes, ThreadsPerLoop()))
+      .Bind(KernelArg::kHasWeight, a.weight != nullptr)
       .Bind(KernelArg::kHasBias, a.bias != nullptr)
       .Bind(KernelArg::kWeightOffset, kernel_adds_offset ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)

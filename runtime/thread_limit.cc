@@ -103,4 +103,9 @@ void SetThreadLimit(int n) {
   halide_set_num_threads(n > 0 ? n : 0);
 }
 
+int ThreadsPerLoop() {
+  const int limit = thread_limit.load(std::memory_order_relaxed);
+  return limit > 0 ? limit : SpinningPoolMaxThreads();
+}
+
 }  // namespace halnorm::internal

@@ -14,6 +14,9 @@ namespace halnorm::internal {
 // the limit (the pool's default, one thread per core). Process-wide.
 void SetThreadLimit(int n);
 
+// The threads a parallel loop runs on now: the limit, or one per core.
+int ThreadsPerLoop();
+
 // Installs the kernels' do_par_for (idempotent; every kernel call does):
 // besides the limit, it carries a Halide error a task reports on a pool
 // thread back to the thread running the loop, so the call's status has

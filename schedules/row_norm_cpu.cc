@@ -157,7 +157,7 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   const int stats_rows = std::min(knobs.stats_rows, knobs.rows_per_task);
   Var task("task"), row("row"), group("group"), in_group("in_group");
   auto split_rows = [&](Func out) -> Func& {
-    return out.split(f.r, task, row, knobs.rows_per_task, TailStrategy::GuardWithIf)
+    return out.split(f.r, task, row, f.task_rows, TailStrategy::GuardWithIf)
         .split(row, group, in_group, stats_rows, TailStrategy::GuardWithIf)
         .parallel(task)
         .parallel(f.b);
@@ -173,7 +173,12 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 
   // y: one specialization per affine case (weight/bias present).
   VectorizeRowMap(f.y, f.n, f.hidden, f.affine_cases, vw);
-  for (Func stat : f.stats) stat.compute_at(f.y, group);
+  // Sized by the group (one line of it), not by what is left of the task:
+  // with task_rows a runtime input, Halide 14 sizes them symbolically, so
+  // they went to the heap (as in the backward below).
+  for (Func stat : f.stats) {
+    stat.compute_at(f.y, group).bound_storage(f.r, stats_rows).bound_storage(f.b, 1);
+  }
   ScheduleLaneAccumulators(f.lane_sums, f.lane_fold, f.fold_halvings, f.lane, f.chunk,
                            {f.sums, f.r}, vw);
   if (f.shift_lanes.defined()) {

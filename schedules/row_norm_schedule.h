@@ -31,6 +31,7 @@ struct RowNormForwardFuncs {
   Halide::RVar tail;                       // the row totals' walk over the rest
   Halide::Expr hidden;                     // extent of n
   std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
+  Halide::Expr task_rows;  // CPU: rows a parallel task normalizes (runtime; 1 to rows_per_task)
 };
 
 // The stages of the row-norm backward algorithm (generators/row_norm_backward_generator.cc).
@@ -63,7 +64,7 @@ struct RowNormBackwardFuncs {
 struct CpuRowNormKnobs {
   int vector_width;        // f32 lanes per SIMD register
   int accumulators;        // independent vector accumulators per reduction (ILP)
-  int rows_per_task = 16;  // forward: rows handed to one parallel task
+  int rows_per_task = 16;  // forward: most rows handed to one parallel task
   // Rows whose statistics (backward: row sums) are computed together, ahead
   // of their outputs (forward: at most rows_per_task; ScheduleRowNormForwardCpu).
   int stats_rows = 1;

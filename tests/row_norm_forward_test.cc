@@ -103,6 +103,20 @@ TEST_P(RowNormForwardVariantTest, ThreadCountDoesNotChangeResults) {
                                            [&](ForwardProblem& p) { return p.Run(GetParam()); });
 }
 
+// A call with fewer rows than threads x rows_per_task shares them out in
+// smaller tasks (runtime/forward_tasks.h): 13 rows of 2048 go as 7 + 6 rows
+// (f32, 2 threads), 8 + 5 (16-bit), 5 + 5 + 3 (f32, 3 threads), cutting
+// across the configs' groups of statistics rows.
+TEST_P(RowNormForwardVariantTest, FewRowsSharedByThreadsDoNotChangeResults) {
+  for (int threads : {2, 3}) {
+    SCOPED_TRACE(absl::StrCat(threads, " threads"));
+    const RowNormCase c = MatrixCase(*GetParam(), 13, 2048);
+    ForwardProblem one_thread(c), shared(c);
+    testutil::ExpectThreadCountDoesNotMatter(
+        one_thread, shared, [&](ForwardProblem& p) { return p.Run(GetParam()); }, threads);
+  }
+}
+
 // A forced variant must fit the call: fused or not as the call's residual.
 TEST_P(RowNormForwardVariantTest, RefusesACallWithTheOtherResidualMode) {
   RowNormCase c = MatrixCase(*GetParam(), 5, 33);

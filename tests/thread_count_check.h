@@ -1,6 +1,6 @@
 // The determinism check every op shares: the same problem run on one thread
-// and on two must give byte-identical outputs (rows split across tasks,
-// dweight/dbias summed in fixed chunks in a fixed order).
+// and on two (or `threads`) must give byte-identical outputs (rows split
+// across tasks, dweight/dbias summed in fixed chunks in a fixed order).
 #ifndef HALNORM_TESTS_THREAD_COUNT_CHECK_H_
 #define HALNORM_TESTS_THREAD_COUNT_CHECK_H_
 
@@ -17,10 +17,11 @@ namespace halnorm::testutil {
 // `run(problem)` returns the call's status; Problem has Outputs() and
 // ExpectMatchesReference().
 template <typename Problem, typename Run>
-void ExpectThreadCountDoesNotMatter(Problem& one_thread, Problem& two_threads, Run run) {
+void ExpectThreadCountDoesNotMatter(Problem& one_thread, Problem& two_threads, Run run,
+                                    int threads = 2) {
   halnorm_set_num_threads(1);
   const absl::Status one_status = run(one_thread);
-  halnorm_set_num_threads(2);
+  halnorm_set_num_threads(threads);
   const absl::Status two_status = run(two_threads);
   halnorm_set_num_threads(0);  // back to the default: one per core
   if (internal::IsConfigRefusal(one_status)) GTEST_SKIP() << one_status;

@@ -1,0 +1,24 @@
+#include "runtime/forward_tasks.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace halnorm::internal {
+namespace {
+
+// The floor: the backward's chunks have the same (row_norm_backward.cc
+// RowsPerChunk, measured there).
+constexpr int64_t kMinTaskBytes = 65536;
+
+}  // namespace
+
+int32_t ForwardTaskRows(int64_t r_extent, int64_t b_extent, int64_t row_bytes, int threads) {
+  constexpr int32_t kNoCap = std::numeric_limits<int32_t>::max();
+  if (threads <= 1 || b_extent >= threads) return kNoCap;
+  const int64_t tasks_per_line = (threads + b_extent - 1) / b_extent;
+  const int64_t even = (r_extent + tasks_per_line - 1) / tasks_per_line;
+  const int64_t floor = (kMinTaskBytes + row_bytes - 1) / std::max<int64_t>(row_bytes, 1);
+  return static_cast<int32_t>(std::clamp<int64_t>(std::max(even, floor), 1, kNoCap));
+}
+
+}  // namespace halnorm::internal

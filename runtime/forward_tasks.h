@@ -1,0 +1,30 @@
+// How many rows each parallel task of a CPU row-norm forward may take: the
+// kernels' task_rows input. A kernel takes the smaller of it and its
+// rows_per_task knob (schedules/row_norm_cpu.cc splits the rows by that).
+//
+// The knob is tuned for calls with rows to spare. A call with fewer rows
+// than threads x rows_per_task would leave threads idle (16 rows under
+// 16-row tasks ran on one of two threads), so there the rows are shared out
+// evenly, down to a floor of work per task below which handing a task to
+// another thread costs more than it saves (~2 us a call on the Intel VM:
+// LayerNorm bf16 16x128 1.4 -> 3.4 us split in two). LayerNorm bf16
+// forward on the Intel VM, us a call, 1 thread -> 2 threads sharing the
+// rows (the table's 16-row-task configs, which ran 2-thread calls as one
+// task): 16x4096 17.9 -> 12.2, 16x16384 59 -> 41, 5x16384 20.5 -> 18.5.
+// The kernel sizes its statistics by its own groups, so the runtime input
+// costs nothing (schedules/row_norm_cpu.cc).
+#ifndef HALNORM_RUNTIME_FORWARD_TASKS_H_
+#define HALNORM_RUNTIME_FORWARD_TASKS_H_
+
+#include <cstdint>
+
+namespace halnorm::internal {
+
+// The kernel's parallel loops run over tasks of rows along r and over the
+// b_extent lines; row_bytes: what one row reads and writes (x and y, and the
+// residual's two tensors where fused). INT32_MAX: no cap.
+int32_t ForwardTaskRows(int64_t r_extent, int64_t b_extent, int64_t row_bytes, int threads);
+
+}  // namespace halnorm::internal
+
+#endif  // HALNORM_RUNTIME_FORWARD_TASKS_H_

@@ -1,0 +1,45 @@
+// The CPU forward's task sizes (runtime/forward_tasks.h): no cap where every
+// thread already gets rows, an even share above a floor of work otherwise.
+#include "runtime/forward_tasks.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace halnorm::internal {
+namespace {
+
+constexpr int32_t kNoCap = std::numeric_limits<int32_t>::max();
+constexpr int64_t kBf16Row4096 = 2 * 4096 * 2;  // x and y
+
+TEST(ForwardTaskRowsTest, NoCapOnOneThread) {
+  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 1), kNoCap);
+  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 0), kNoCap);
+}
+
+TEST(ForwardTaskRowsTest, NoCapWhenEveryThreadHasALine) {
+  EXPECT_EQ(ForwardTaskRows(16, 2, kBf16Row4096, 2), kNoCap);
+  EXPECT_EQ(ForwardTaskRows(1, 8, kBf16Row4096, 4), kNoCap);
+}
+
+TEST(ForwardTaskRowsTest, SharesFewLongRowsEvenly) {
+  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 2), 8);
+  EXPECT_EQ(ForwardTaskRows(13, 1, kBf16Row4096, 2), 7);
+  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 3), 6);
+  // 3 lines on 8 threads: each line in 3 tasks.
+  EXPECT_EQ(ForwardTaskRows(12, 3, 1 << 20, 8), 4);
+  // Many rows: the share exceeds any rows_per_task knob, which then decides.
+  EXPECT_EQ(ForwardTaskRows(16384, 1, kBf16Row4096, 2), 8192);
+}
+
+TEST(ForwardTaskRowsTest, KeepsAFloorOfWorkPerTask) {
+  // 64 KiB: 128 rows of bf16 128, so a 16-row call stays one task; one row
+  // of f32 8192, so 16 of them go 2 to a task on 8 threads.
+  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 128 * 2, 2), 128);
+  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 8192 * 4, 8), 2);
+  EXPECT_EQ(ForwardTaskRows(3, 1, 1 << 20, 8), 1);
+}
+
+}  // namespace
+}  // namespace halnorm::internal
