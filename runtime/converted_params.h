@@ -20,9 +20,11 @@
 
 namespace halnorm::internal {
 
-// Sources at most this large are kept (larger ones are converted per call).
-inline constexpr int64_t kMaxKeptParamBytes = int64_t{4} << 20;
-// Copies kept per thread, the least recently used replaced first.
+// Sources at most this large are kept (hidden sizes up to 128K in 16-bit;
+// larger ones are converted per call), and at most kKeptParams of them per
+// thread, the least recently used replaced first: with the copy of the
+// source, at most 6 MiB a thread.
+inline constexpr int64_t kMaxKeptParamBytes = int64_t{256} << 10;
 inline constexpr int kKeptParams = 8;
 
 // The f32 values of the `count` contiguous elements of `t`, plus `offset`.

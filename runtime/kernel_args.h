@@ -36,7 +36,7 @@ enum class KernelArg : uint8_t {
   kDbiasPartial,
   kWeightOffset,  // GPU kernels: added to the weight in the kernel
   kPrefetchRows,  // CPU backward kernels: prefetch rows ahead (row_prefetch.h)
-  kTaskRows,      // CPU forward kernels: rows a parallel task normalizes (forward_tasks.h)
+  kTaskRows,      // CPU forward kernels: the most rows a parallel task takes (forward_tasks.h)
 };
 inline constexpr int kKernelArgCount = 22;
 

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/half_float.h"
+#include "runtime/kernel_param.h"
 
 namespace halnorm::internal {
 namespace {
@@ -80,6 +81,23 @@ TEST(KeptF32ParamTest, EachThreadHasItsOwnCopies) {
   std::thread([&] { there = KeptF32Param(t, 1, 0.f); }).join();
   EXPECT_NE(here, there);
   EXPECT_EQ(*here, 4.f);
+}
+
+// KernelParam reads small sources through the kept copies and converts
+// larger ones for the call alone; both with the right values.
+TEST(KeptF32ParamTest, KernelParamKeepsSmallSourcesOnly) {
+  for (int64_t count : {int64_t{1000}, kMaxKeptParamBytes / 2 + 1}) {
+    SCOPED_TRACE(count);
+    std::vector<uint16_t> w(count);
+    for (int64_t i = 0; i < count; i++) w[i] = FloatToBf16(float(i % 251) - 100.f);
+    const halnorm_tensor t = Vector(w.data(), HALNORM_BF16, count);
+    KernelParam param(&t, count, w.data(), 0.5f);
+    const float* values = reinterpret_cast<const float*>(param.buffer()->host);
+    if (count * 2 <= kMaxKeptParamBytes) EXPECT_EQ(values, KeptF32Param(t, count, 0.5f));
+    for (int64_t i = 0; i < count; i++) {
+      ASSERT_EQ(values[i], float(i % 251) - 99.5f) << "element " << i;
+    }
+  }
 }
 
 }  // namespace
