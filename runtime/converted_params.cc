@@ -35,6 +35,13 @@ bool SameOrigin(const KeptParam& k, const halnorm_tensor& t, int64_t count, floa
 
 }  // namespace
 
+void ToF32WithOffset(const halnorm_tensor& t, int64_t count, float offset, float* out) {
+  ToF32(t, count, out);
+  if (offset != 0.f) {
+    for (int64_t i = 0; i < count; i++) out[i] += offset;
+  }
+}
+
 const float* KeptF32Param(const halnorm_tensor& t, int64_t count, float offset) {
   thread_local ThreadParams params;
   const size_t bytes = static_cast<size_t>(count * DtypeBytes(t.dtype));
@@ -59,10 +66,7 @@ const float* KeptF32Param(const halnorm_tensor& t, int64_t count, float offset) 
     *slot = {t.data, t.dtype, count, offset, std::move(source), std::move(values), 0};
   }
   std::memcpy(slot->source.get(), t.data, bytes);
-  ToF32(t, count, slot->values.get());
-  if (offset != 0.f) {
-    for (int64_t i = 0; i < count; i++) slot->values[i] += offset;
-  }
+  ToF32WithOffset(t, count, offset, slot->values.get());
   slot->last_use = params.uses;
   return slot->values.get();
 }

@@ -27,9 +27,12 @@ namespace halnorm::internal {
 inline constexpr int64_t kMaxKeptParamBytes = int64_t{256} << 10;
 inline constexpr int kKeptParams = 8;
 
-// The f32 values of the `count` contiguous elements of `t`, plus `offset`.
-// Valid until this thread has asked for kKeptParams - 1 other sources since
-// (a call asks for two: weight and bias). The source must be at most
+// Writes the f32 values of the `count` contiguous elements of `t`, plus
+// `offset`, to `out`.
+void ToF32WithOffset(const halnorm_tensor& t, int64_t count, float offset, float* out);
+
+// The same, as this thread's kept copy. Valid until this thread has asked for kKeptParams - 1 other
+// sources since (a call asks for two: weight and bias). The source must be at most
 // kMaxKeptParamBytes.
 const float* KeptF32Param(const halnorm_tensor& t, int64_t count, float offset);
 

@@ -1,7 +1,6 @@
 #include "runtime/kernel_param.h"
 
 #include "runtime/converted_params.h"
-#include "runtime/half_float.h"
 #include "runtime/row_batch.h"
 #include "runtime/tensor_checks.h"
 
@@ -15,22 +14,14 @@ bool UsableInPlace(const halnorm_tensor* t, float offset, halnorm_dtype kernel_d
          offset == 0.f;
 }
 
-// Not zero-filled first: at decode shapes that memset is a visible cost.
-std::unique_ptr<float[]> ConvertedWithOffset(const halnorm_tensor& t, int64_t count, float offset) {
-  std::unique_ptr<float[]> values(new float[count]);
-  ToF32(t, count, values.get());
-  if (offset != 0.f) {
-    for (int64_t i = 0; i < count; i++) values[i] += offset;
-  }
-  return values;
-}
-
 // The f32 values the kernel reads: this thread's kept copy
 // (converted_params.h), or, for a source too large to keep, this call's.
 const float* F32Values(const halnorm_tensor& t, int64_t count, float offset,
                        std::unique_ptr<float[]>& owned) {
   if (count * DtypeBytes(t.dtype) <= kMaxKeptParamBytes) return KeptF32Param(t, count, offset);
-  owned = ConvertedWithOffset(t, count, offset);
+  // Not zero-filled first: at decode shapes that memset is a visible cost.
+  owned.reset(new float[count]);
+  ToF32WithOffset(t, count, offset, owned.get());
   return owned.get();
 }
 
