@@ -130,17 +130,46 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
           select(pixel < pixels, dbias_sum + dyf(pixel, c, s), dbias_sum));
       f.tile_sums = Func("tile_sums");
       f.tile_sums(lane, c, tile, s) = f.tile_walk(lane, c, tile, s);
+      // Each output adds up its channel's count = lanes x tiles x samples
+      // tile sums in a fixed order: thread t of kChannelTotalThreads walks
+      // the values t, t + threads, ... (neighbouring threads read
+      // neighbouring lanes); then fold u < 16 adds threads u, u + 16, ...;
+      // then the 16 folds are added in order.
+      // One thread walking all of them took 1.4 ms of a 32x96x56x56
+      // backward on an H200.
       Expr tiles = (pixels + tile_pixels - 1) / tile_pixels;
-      RDom over(0, lanes, 0, tiles, 0, x.dim(2).extent(), "over_tiles");
-      f.channel_totals = Func("channel_totals");
-      f.channel_totals(c) = Tuple(0.f, 0.f);
-      f.channel_totals(c) = Tuple(
-          f.channel_totals(c)[0] + f.tile_sums(over.x, c, over.y, over.z)[0],
-          f.channel_totals(c)[1] + f.tile_sums(over.x, c, over.y, over.z)[1]);
+      Expr count = lanes * tiles * x.dim(2).extent();
+      Expr per_thread = (count + kChannelTotalThreads - 1) / kChannelTotalThreads;
+      RDom walk(0, per_thread, "total_walk");
+      f.total_walk = walk;
+      f.t = Var("t");
+      const Var& t = f.t;
+      Expr at = t + walk * kChannelTotalThreads;
+      Expr value = min(at, count - 1);
+      Expr lane_of = value % lanes, tile_of = value / lanes % tiles,
+           sample_of = value / (lanes * tiles);
+      constexpr int kFold = 16;
+      static_assert(kFold * kFold == kChannelTotalThreads);
       for (int i = 0; i < 2; i++) {
         Output<Buffer<float>>& out = i == 0 ? *dweight_partial_ : *dbias_partial_;
-        out(lane, c, tile, s) = f.channel_totals(c)[i];
+        const std::string name = out.name();
+        Func thread_totals("thread_totals_" + name), folds("folds_" + name),
+            total("channel_total_" + name);
+        thread_totals(t, c) = 0.f;
+        thread_totals(t, c) =
+            select(at < count, thread_totals(t, c) + f.tile_sums(lane_of, c, tile_of, sample_of)[i],
+                   thread_totals(t, c));
+        Expr fold = thread_totals(t, c);
+        for (int j = 1; j < kFold; j++) fold += thread_totals(t + j * kFold, c);
+        folds(t, c) = fold;
+        Expr sum = folds(0, c);
+        for (int j = 1; j < kFold; j++) sum += folds(j, c);
+        total(c) = sum;
+        out(lane, c, tile, s) = total(c);
         f.partials.push_back(out);
+        f.thread_totals.push_back(thread_totals);
+        f.total_folds.push_back(folds);
+        f.channel_totals.push_back(total);
       }
     }
 

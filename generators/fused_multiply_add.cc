@@ -11,7 +11,8 @@ extern const size_t kX86_64Size, kAarch64Size;
 }  // namespace native_fma_bitcode
 
 FusedMultiplyAdd::FusedMultiplyAdd(const Halide::Target& target,
-                                   Halide::GeneratorContext::ExternsMap& externs) {
+                                   Halide::GeneratorContext::ExternsMap& externs)
+    : cuda_(target.has_feature(Halide::Target::CUDA)) {
   if (target.bits != 64 || target.has_gpu_feature()) return;
   if (target.arch == Halide::Target::X86 && target.has_feature(Halide::Target::FMA)) {
     LinkBitcode(externs, target, "halnorm.native_fma", native_fma_bitcode::kX86_64,
@@ -32,6 +33,10 @@ Halide::Expr FusedMultiplyAdd::operator()(const Halide::Expr& a, const Halide::E
 Halide::Expr FusedMultiplyAdd::Accumulate(const Halide::Expr& sum, const Halide::Expr& factor,
                                           const Halide::Expr& other_factor) const {
   return other_factor.defined() ? (*this)(factor, other_factor, sum) : sum + factor;
+}
+
+Halide::Expr FusedMultiplyAdd::RoundedProduct(const Halide::Expr& a, const Halide::Expr& b) const {
+  return cuda_ ? CallNative(Halide::Float(32), "__nv_fmul_rn", {a, b}) : a * b;
 }
 
 }  // namespace halnorm

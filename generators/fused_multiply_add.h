@@ -26,8 +26,18 @@ class FusedMultiplyAdd {
   Halide::Expr Accumulate(const Halide::Expr& sum, const Halide::Expr& factor,
                           const Halide::Expr& other_factor) const;
 
+  // a * b rounded to f32 on its own, never fused into a later add. CUDA's
+  // PTX backend contracts a * b + c into one fma (strict_float does not
+  // stop it), which keeps the product's rounding error where an algorithm
+  // subtracts the rounded product again. There it is libdevice's
+  // __nv_fmul_rn, a mul.rn.ftz that PTX never fuses (LLVM turns the
+  // non-flushing NVVM intrinsic back into a plain, fusable multiply; the
+  // flush only zeroes products below 2^-126). CPUs build under strict_float.
+  Halide::Expr RoundedProduct(const Halide::Expr& a, const Halide::Expr& b) const;
+
  private:
   bool native_ = false;
+  bool cuda_ = false;
 };
 
 }  // namespace halnorm

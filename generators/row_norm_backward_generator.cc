@@ -90,7 +90,9 @@ class RowNormBackward : public Generator<RowNormBackward> {
     xhat(n, r, b) = (layer ? xf - (*mean_)(0, read_row, b) : xf) * rstd;
     Expr weight = (*weight_)(n, read_row, b);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
-    g(n, r, b) = dyf(n, r, b) * select(*has_weight_, weight, 1.f);
+    // Rounded on its own: g - mean(g) below must be exactly 0 for a
+    // one-element row.
+    g(n, r, b) = fma.RoundedProduct(dyf(n, r, b), select(*has_weight_, weight, 1.f));
 
     const RowReduction row_sums(lane, r, b, hidden, vector_width, gpu ? threads : accumulators,
                                 fma);
@@ -127,10 +129,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr row = min(chunk_row, rows - 1);
     f.in_chunk = in_chunk;
     // GPU: the chunk partials are an inner stage, and each output holds
-    // their sum in chunk order (extent 1 along c), so the result stays on
-    // the device and is the same for any launch shape.
-    RDom chunks(0, chunk_count, "chunks");
-    f.over_chunks = chunks;
+    // their sum (extent 1 along c), so the result stays on the device.
     // Each row adds factor * other_factor (just factor, when other_factor
     // is undefined): dweight's dy * xhat, dbias's dy.
     std::vector<RowTerm> partial_terms = {{dyf, xhat}};
@@ -159,24 +158,42 @@ class RowNormBackward : public Generator<RowNormBackward> {
       // GPU: both partials in one walk (one read of dy and x), in stages of
       // their own so that the schedule keeps the walks in a thread's
       // registers (ScheduleRowNormBackwardGpu).
-      Func chunk_walk("chunk_walk"), chunk_sums("chunk_sums"), chunks_walk("chunks_walk");
+      Func chunk_walk("chunk_walk"), chunk_sums("chunk_sums");
       walk_rows(chunk_walk, partial_terms);
       chunk_sums(n, c, b) = chunk_walk(n, c, b);
-      chunks_walk(n, c, b) = Tuple(std::vector<Expr>(partial_outputs.size(), 0.f));
-      std::vector<Expr> walked;
-      for (size_t i = 0; i < partial_outputs.size(); i++) {
-        walked.push_back(RowReduction::Element(chunks_walk, i, {n, c, b}) +
-                         RowReduction::Element(chunk_sums, i, {n, chunks, b}));
-      }
-      chunks_walk(n, c, b) = Tuple(walked);
-      for (size_t i = 0; i < partial_outputs.size(); i++) {
-        Output<Buffer<float>>& out = *partial_outputs[i];
-        out(n, c, b) = RowReduction::Element(chunks_walk, i, {n, c, b});
-        f.partial_sums.push_back(out);
-      }
       f.partials = {chunk_sums};
       f.partial_walk = chunk_walk;
-      f.partial_sum_walk = chunks_walk;
+      // Then each output sums the chunks in two ordered levels, so that the
+      // walk is short for any number of chunks: kChunkGroups groups of
+      // consecutive chunks, then the groups. The order depends on the chunk
+      // count only, not on the launch shape.
+      const Expr per_group = (chunk_count + kChunkGroups - 1) / kChunkGroups;
+      RDom in_group(0, per_group, "in_group"), groups(0, kChunkGroups, "groups");
+      f.in_group = in_group;
+      f.over_groups = groups;
+      const Var group("group");
+      f.group = group;
+      const Expr chunk = group * per_group + in_group;
+      for (size_t i = 0; i < partial_outputs.size(); i++) {
+        const std::string name = partial_outputs[i]->name();
+        Func group_walk("group_walk_" + name), group_sums("group_sums_" + name),
+            total_walk("total_walk_" + name);
+        group_walk(n, group, b) = 0.f;
+        group_walk(n, group, b) =
+            select(chunk < chunk_count,
+                   group_walk(n, group, b) +
+                       RowReduction::Element(chunk_sums, i, {n, min(chunk, chunk_count - 1), b}),
+                   group_walk(n, group, b));
+        group_sums(n, group, b) = group_walk(n, group, b);
+        total_walk(n, c, b) = 0.f;
+        total_walk(n, c, b) += group_sums(n, groups, b);
+        Output<Buffer<float>>& out = *partial_outputs[i];
+        out(n, c, b) = total_walk(n, c, b);
+        f.partial_sums.push_back(out);
+        f.group_walks.push_back(group_walk);
+        f.group_sums.push_back(group_sums);
+        f.total_walks.push_back(total_walk);
+      }
     }
 
     for (int d = 0; d < 3; d++) {

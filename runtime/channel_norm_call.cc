@@ -199,8 +199,11 @@ absl::Status ChannelNormCall(const Args2d& a, const Variant* forced) {
   // are converted on the device and all are used in place.
   ParamsF32 params{a.weight, backward ? nullptr : a.bias};
   if (on_cuda) HALNORM_RETURN_IF_ERROR(cuda->ToF32(params));
-  KernelParam weight(params.weight, c, x.data);
-  KernelParam bias(params.bias, c, x.data);
+  absl::StatusOr<const void*> placeholder =
+      ParamPlaceholder(cuda.get(), x, c, params.weight == nullptr || params.bias == nullptr);
+  if (!placeholder.ok()) return placeholder.status();
+  KernelParam weight(params.weight, c, *placeholder);
+  KernelParam bias(params.bias, c, *placeholder);
   if (on_cuda) {
     MoveToCudaDevice(weight.buffer());
     MoveToCudaDevice(bias.buffer());

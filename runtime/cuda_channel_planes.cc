@@ -23,27 +23,44 @@ constexpr char kExpandBody[] = R"(  div.u64 %j, %i, %inner;
   ld.global.nc.f32 %value, [%s];
   st.global.f32 [%d], %value;)";
 
-// A thread per column (count = columns) adds its rows in order: dst[i] =
-// src[i * column_stride] + src[i * column_stride + row_stride] + ...
+// A warp per column (count = columns x 32): lane l adds rows l, l + 32, ...
+// in order, then the lanes' sums are folded by halving (lane l adds lane l
+// + 16, then + 8, ...), and lane 0 stores the total. A thread per column
+// walking every row took ~1.9 ms for a 3136-pixel plane on an H200.
 // $0: the entry's name, for its labels.
-constexpr char kSumBody[] = R"(  cvta.to.global.u64 %s, %src;
+constexpr char kSumBody[] = R"(  shr.u64 %j, %i, 5;
+  and.b64 %k, %i, 31;
+  cvta.to.global.u64 %s, %src;
   cvta.to.global.u64 %d, %dst;
-  mul.lo.u64 %t, %i, %column_stride;
+  mul.lo.u64 %t, %j, %column_stride;
+  mad.lo.u64 %t, %k, %row_stride, %t;
   mad.lo.u64 %s, %t, 4, %s;
-  shl.b64 %k, %row_stride, 2;
+  shl.b64 %t, %row_stride, 7;
   mov.f32 %sum, 0f00000000;
-  mov.u64 %j, 0;
-  setp.ge.u64 %done, %j, %rows;
-  @%done bra $0_store;
+  setp.ge.u64 %done, %k, %rows;
+  @%done bra $0_fold;
 $0_loop:
   ld.global.nc.f32 %value, [%s];
   add.rn.f32 %sum, %sum, %value;
-  add.u64 %s, %s, %k;
-  add.u64 %j, %j, 1;
-  setp.lt.u64 %done, %j, %rows;
+  add.u64 %s, %s, %t;
+  add.u64 %k, %k, 32;
+  setp.lt.u64 %done, %k, %rows;
   @%done bra $0_loop;
-$0_store:
-  mad.lo.u64 %d, %i, 4, %d;
+$0_fold:
+  shfl.sync.down.b32 %value, %sum, 16, 31, 0xffffffff;
+  add.rn.f32 %sum, %sum, %value;
+  shfl.sync.down.b32 %value, %sum, 8, 31, 0xffffffff;
+  add.rn.f32 %sum, %sum, %value;
+  shfl.sync.down.b32 %value, %sum, 4, 31, 0xffffffff;
+  add.rn.f32 %sum, %sum, %value;
+  shfl.sync.down.b32 %value, %sum, 2, 31, 0xffffffff;
+  add.rn.f32 %sum, %sum, %value;
+  shfl.sync.down.b32 %value, %sum, 1, 31, 0xffffffff;
+  add.rn.f32 %sum, %sum, %value;
+  and.b64 %k, %i, 31;
+  setp.ne.u64 %done, %k, 0;
+  @%done bra $0_end;
+  mad.lo.u64 %d, %j, 4, %d;
   st.global.f32 [%d], %sum;)";
 
 CUdeviceptr Device(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer); }
@@ -79,7 +96,10 @@ absl::Status SumColumnsOnCuda(const CudaDriver& driver, CUcontext context, CUstr
       PtxFunction(driver, context, ChannelPlanesPtx(), kSum, kWhat);
   if (!function.ok()) return function.status();
   CUdeviceptr src = Device(values), dst = Device(sums);
-  uint64_t count = columns, row_count = rows, column_step = column_stride, row_step = row_stride;
+  // A warp per column: whole warps, so every lane of a column's warp is in
+  // range for the shuffles.
+  uint64_t count = columns * 32, row_count = rows, column_step = column_stride,
+           row_step = row_stride;
   void* params[] = {&src, &dst, &count, &row_count, &column_step, &row_step};
   return LaunchPerElement(driver, *function, stream, count, params, "column sums");
 }

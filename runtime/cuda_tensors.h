@@ -51,6 +51,12 @@ class CudaCall {
   // `count` floats of device memory, uninitialized, valid until the call ends.
   absl::StatusOr<float*> Scratch(int64_t count);
 
+  // Memory the kernels bind for an absent weight or bias (has_weight =
+  // false): GPU kernels load both sides of that select, so it must hold
+  // `count` aligned f32 values (x's memory need not: a 16-bit view at an odd
+  // element faulted). Uninitialized, shared by the call's absent params.
+  absl::StatusOr<const void*> AbsentParam(int64_t count);
+
   // Zeroes `bytes` of device memory at `data` (in stream order).
   absl::Status Zero(void* data, int64_t bytes);
 
@@ -74,11 +80,20 @@ class CudaCall {
   void* stream_;
   ScopedCudaCall scope_;
   std::vector<CUdeviceptr> scratch_;
+  float* absent_param_ = nullptr;
+  int64_t absent_param_count_ = 0;
 };
 
+// The memory a KernelParam's placeholder points at for a call on `x`: x's
+// own (CPU kernels never read it), unless on CUDA (`cuda` non-null) a
+// parameter is absent (`any_absent`) and x's memory is not aligned or large
+// enough to stand in for `count` f32 values: then CudaCall::AbsentParam.
+absl::StatusOr<const void*> ParamPlaceholder(CudaCall* cuda, const halnorm_tensor& x, int64_t count,
+                                             bool any_absent);
+
 // A GPU backward's dweight (or dbias): `blocks` blocks of `count` f32 sums,
-// one per kernel call and row line, added in block order as the CPU adds
-// its partials. One block goes straight into out when it is f32 (else into
+// one per kernel call and row line, added in SumColumnsOnCuda's fixed
+// order. One block goes straight into out when it is f32 (else into
 // scratch, converted at Finish); several go to scratch and are added into
 // out at Finish. out null: scratch that the kernels write and nothing reads.
 class CudaParamSums {

@@ -149,11 +149,12 @@ void StoreChannelSums(const BackwardArgs& a, const RowBatch& batch, int64_t hidd
   }
 }
 
-// GPU kernels sum their chunk partials themselves; chunks of at least 32
-// rows keep those partials a few percent of the traffic, and up to 256 of
-// them give a large GPU enough blocks.
+// GPU kernels sum their chunk partials themselves. Chunks of at least 32
+// rows keep those partials under a tenth of the traffic; up to 1024 of them
+// keep each chunk's walk short for tall inputs, and the kernels' two-level
+// sum walks at most 32 of them a thread.
 int GpuRowsPerChunk(int64_t rows) {
-  constexpr int64_t kMinRows = 32, kChunks = 256;
+  constexpr int64_t kMinRows = 32, kChunks = 1024;
   return static_cast<int>(std::max(kMinRows, (rows + kChunks - 1) / kChunks));
 }
 
@@ -213,7 +214,10 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     if (!f32.ok()) return f32.status();
     weight_f32 = *f32;
   }
-  const KernelParam weight(a.channels ? nullptr : weight_f32, g.hidden, a.x->data,
+  absl::StatusOr<const void*> placeholder =
+      ParamPlaceholder(cuda.get(), *a.x, g.hidden, a.channels || a.weight == nullptr);
+  if (!placeholder.ok()) return placeholder.status();
+  const KernelParam weight(a.channels ? nullptr : weight_f32, g.hidden, *placeholder,
                            on_cuda ? 0.f : a.opt.weight_offset);
   const bool has_weight = a.weight != nullptr;
   const halnorm_tensor weight_rows =

@@ -135,9 +135,13 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
   if (on_cuda) HALNORM_RETURN_IF_ERROR(cuda->ToF32(params));
   const bool kernel_adds_offset = on_cuda || request.native_params;
   const halnorm_dtype param_dtype = request.native_params ? a.x->dtype : HALNORM_F32;
-  const KernelParam weight(params.weight, g.hidden, a.x->data,
+  absl::StatusOr<const void*> placeholder = ParamPlaceholder(
+      cuda.get(), *a.x, g.hidden,
+      params.weight == nullptr || (a.op == Op::kLayerNorm && params.bias == nullptr));
+  if (!placeholder.ok()) return placeholder.status();
+  const KernelParam weight(params.weight, g.hidden, *placeholder,
                            kernel_adds_offset ? 0.f : a.opt.weight_offset, param_dtype);
-  const KernelParam bias(params.bias, g.hidden, a.x->data, 0.f, param_dtype);
+  const KernelParam bias(params.bias, g.hidden, *placeholder, 0.f, param_dtype);
   for (auto [arg, name, given, param] : {std::tuple{KernelArg::kWeight, "weight", a.weight, &weight},
                                          std::tuple{KernelArg::kBias, "bias", a.bias, &bias}}) {
     if (arg == KernelArg::kBias && a.op != Op::kLayerNorm) continue;

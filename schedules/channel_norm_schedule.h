@@ -31,12 +31,21 @@ struct ChannelNormBackwardFuncs {
   Halide::RVar step;  // the partials' walk over a tile's pixels, a vector at a time
   // GPU only: the partials are summed on the device. tile_walk (a Tuple of
   // dweight's and dbias's sums over a tile's pixels, walking `step`) feeds
-  // tile_sums (lane, c, tile, s), which channel_totals (c) adds up;
-  // `partials` are then the outputs, one value per channel.
-  Halide::Func tile_walk, tile_sums, channel_totals;
+  // tile_sums (lane, c, tile, s). Per output, thread_totals (t, c) add up
+  // strided shares of a channel's tile sums (walking total_walk),
+  // total_folds (t, c) sum them in groups and channel_totals (c) the
+  // groups; `partials` are then the outputs, one value per channel.
+  Halide::Func tile_walk, tile_sums;
+  std::vector<Halide::Func> thread_totals, total_folds, channel_totals;
+  Halide::Var t;            // a thread of the totals
+  Halide::RVar total_walk;  // its walk over the tile sums
   Halide::Expr channels;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
 };
+
+// GPU backward: the threads that add up each channel's tile sums, part of
+// the summation order (16 folds of 16).
+constexpr int kChannelTotalThreads = 256;
 
 struct CpuChannelNormKnobs {
   int vector_width;     // f32 lanes per SIMD register

@@ -8,8 +8,8 @@
 // through shared memory in as few stages as RowReduction::RadixFolds
 // allows (a barrier each), and the output map reads the row again (L1/L2).
 // Backward's dweight/dbias partials are a second kernel over fixed row
-// chunks, summed over the chunks in order by one more kernel per output, so
-// they do not depend on the launch shape.
+// chunks, summed over the chunks in a fixed two-level order by one more
+// kernel per output, so they do not depend on the launch shape.
 #include "schedules/row_norm_schedule.h"
 
 #include <algorithm>
@@ -42,6 +42,10 @@ constexpr int kSharedAlignment = 8;
 
 // Threads of a column-walk block (ScheduleColumnWalk).
 constexpr int kColumnThreads = 128;
+
+// Columns of a block of the backward's chunk-group sums: with kChunkGroups
+// groups, a thread each, 1024 threads.
+constexpr int kGroupColumns = 32;
 
 struct ColumnLoops {
   Var span{"span"}, column{"column"};
@@ -128,6 +132,14 @@ void ScheduleColumnWalk(Func out, Func walk, Var n, Var c, Var b, Halide::RVar r
 //   16384   0.61 0.50 0.75 -> 0.79 0.85 0.80      0.30 0.36 -> 0.41 0.54
 //   RMSNorm fwd bf16 0.50-0.87 -> 0.57-0.87, f16 0.19-0.68 -> 0.66-1.03,
 //   f32 0.59-1.06 -> 0.82-1.04; bwd bf16 0.23-0.41 -> 0.33-0.47.
+// On one H200 (2026-11-28, copy 4263 GB/s, M = 4096, N = 768..16384; the
+// same configs, untuned for it): forward LayerNorm bf16 0.30-0.55 of the
+// copy, f32 0.53-0.66; RMSNorm bf16 0.38-0.73, f32 0.66-0.81; backward bf16
+// 0.16-0.30 (LayerNorm), 0.22-0.34 (RMSNorm). PyTorch 2.11 on the same GPU
+// (F.layer_norm / F.rms_norm and autograd): halnorm's forward 0.87-2.4x its
+// speed (slower on 7 of 36 shapes, at N = 2048-4096 and f32 16384),
+// backward 0.85-6.0x (slower for 16-bit LayerNorm and bf16 RMSNorm at N >=
+// 8192).
 // A call whose blocks all fit on the GPU at once takes as long as one
 // block's chain of dependent steps (loads, fold barriers, the per-row
 // scalars), which keeps the smaller rows short of the copy. The backward
@@ -163,12 +175,30 @@ void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& k
   const ColumnLoops columns;
   f.partials[0].compute_root();
   ScheduleColumnWalk(f.partials[0], f.partial_walk, f.n, f.c, f.b, f.in_chunk, columns);
-  std::vector<Func> walks = {f.partial_sum_walk};  // clones first: they copy the schedule
-  for (size_t i = 1; i < f.partial_sums.size(); i++) {
-    walks.push_back(walks[0].clone_in(f.partial_sums[i]));
-  }
+  // Each output's two-level sum of the chunks: a block per span of
+  // kGroupColumns columns, first a thread per (column, group) walking its
+  // group's chunks in registers (the group sums go to shared memory), then
+  // a thread per column adding the groups. One level walked up to 256
+  // chunks a thread, on N/128 blocks: at N = 1000, 8 blocks for 43 us of a
+  // 70 us backward on an H200 (ncu).
+  const Var span("span"), column("column");
   for (size_t i = 0; i < f.partial_sums.size(); i++) {
-    ScheduleColumnWalk(f.partial_sums[i], walks[i], f.n, f.c, f.b, f.over_chunks, columns);
+    Func out = f.partial_sums[i];
+    out.split(f.n, span, column, kGroupColumns, TailStrategy::GuardWithIf)
+        .gpu_blocks(span, f.c, f.b)
+        .gpu_threads(column);
+    f.total_walks[i].compute_at(out, column);
+    f.group_sums[i]
+        .compute_at(out, span)
+        .bound_storage(f.n, kGroupColumns)
+        .bound_storage(f.group, kChunkGroups)
+        .gpu_threads(f.n, f.group);
+    Halide::RVar outer("in_group_outer"), inner("in_group_inner");
+    f.group_walks[i].compute_at(f.group_sums[i], f.n);
+    f.group_walks[i]
+        .update()
+        .split(f.in_group, outer, inner, 8, TailStrategy::GuardWithIf)
+        .unroll(inner);
   }
 }
 

@@ -40,7 +40,9 @@ struct RowNormBackwardFuncs {
   std::vector<Halide::Func> partials;       // dweight/dbias partial sums, (n, c, b)
   std::vector<Halide::Func> partial_sums;   // GPU: the outputs, partials summed over c
   Halide::Func partial_walk;                // GPU: partials[0]'s walk over in_chunk
-  Halide::Func partial_sum_walk;            // GPU: partial_sums' walk over over_chunks
+  // GPU, per output: the sums of kChunkGroups groups of chunks (a walk over
+  // in_group, stored), and their total (a walk over over_groups).
+  std::vector<Halide::Func> group_walks, group_sums, total_walks;
   Halide::Func lane_sums;                   // per-lane partial row sums (lane, r, b)
   Halide::Func lane_fold;                   // CPU: lane_sums folded to one vector
   std::vector<Halide::Func> fold_halvings;  // CPU: lane_fold summed by halving
@@ -51,7 +53,8 @@ struct RowNormBackwardFuncs {
   Halide::RVar chunk;                       // the row reductions' walk along n
   Halide::RVar tail;                        // the row totals' walk over the rest
   Halide::RVar in_chunk;                    // the partials' walk over a chunk's rows
-  Halide::RVar over_chunks;                 // GPU: partial_sums' walk over the chunks
+  Halide::RVar in_group, over_groups;       // GPU: the chunks of a group; the groups
+  Halide::Var group;                        // GPU: a group of chunks
   Halide::Expr hidden, rows_per_chunk;
   std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
   // CPU: inputs dx prefetches a group of rows ahead (dy and x), when
@@ -59,6 +62,10 @@ struct RowNormBackwardFuncs {
   std::vector<Halide::ImageParam> prefetched_rows;
   Halide::Expr prefetch_when = Halide::Internal::const_true();
 };
+
+// GPU backward: the groups of chunks each dweight/dbias sum adds first (a
+// thread each per column), part of the summation order.
+constexpr int kChunkGroups = 32;
 
 // Knobs shared by the generator (GeneratorParams) and the autotuner.
 struct CpuRowNormKnobs {

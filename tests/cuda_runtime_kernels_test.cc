@@ -218,9 +218,14 @@ TEST_F(OnGpu, SumColumnsAddsInOrder) {
                       .ok());
       const std::vector<float> got = Download(sums, columns);
       for (int64_t c = 0; c < columns; c++) {
-        float want = 0.f;
-        for (int64_t r = 0; r < rows; r++) want += values[c * column_stride + r * row_stride];
-        EXPECT_EQ(got[c], want) << "rows " << rows << ", interleaved " << interleaved;
+        // 32 strided sums in row order, folded by halving.
+        float lanes[32] = {};
+        for (int64_t r = 0; r < rows; r++)
+          lanes[r % 32] += values[c * column_stride + r * row_stride];
+        for (int half = 16; half >= 1; half /= 2) {
+          for (int l = 0; l < half; l++) lanes[l] += lanes[l + half];
+        }
+        EXPECT_EQ(got[c], lanes[0]) << "rows " << rows << ", interleaved " << interleaved;
       }
     }
   }
