@@ -20,6 +20,9 @@ if [[ ! -d $here ]]; then
 fi
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TEST_TMPDIR=${TEST_TMPDIR:-$(mktemp -d)}
+# The tests' full logs: in $OUT (the device tool's folder, which comes back)
+# when set.
+logs=${OUT:-$TEST_TMPDIR}
 
 run_tests() {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null ||
@@ -30,14 +33,17 @@ run_tests() {
     row_norm_forward_test row_norm_backward_test; do
     filter='*'
     case $name in layer_norm2d_test | row_norm_*) filter='*cuda*' ;; esac
-    log="$TEST_TMPDIR/$name.log"
+    log="$logs/$name.log"
     if "$here/bin/$name" --gtest_filter="$filter" --gtest_brief=1 >"$log" 2>&1; then
       passed=$((passed + 1))
       echo "PASSED $name: $(grep -E '^\[  (PASSED|SKIPPED) ' "$log" | tr '\n' ' ')"
     else
+      # The first failure, not the last: a CUDA fault is sticky, so every
+      # later case of the binary fails too (compute-sanitizer --tool
+      # memcheck on the failing filter then names the kernel).
       failed=$((failed + 1))
-      echo "FAILED $name:"
-      tail -n 40 "$log"
+      echo "FAILED $name: $(grep -c '^\[  FAILED  \]' "$log") cases failed; the first:"
+      grep -m 1 -B 20 -A 5 '^\[  FAILED  \]' "$log" || tail -n 40 "$log"
     fi
   done
   echo "$passed passed, $failed failed"
