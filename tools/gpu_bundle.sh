@@ -27,8 +27,10 @@ targets=()
 for t in "${tests[@]}"; do targets+=("//tests:$t"); done
 for b in "${benches[@]}"; do targets+=("//bench:$b"); done
 output_base=${HALNORM_GPU_BUNDLE_OUTPUT_BASE:-$HOME/.cache/halnorm_gpu_bundle}
+# --symlink_prefix=/: no bazel-* links into this output base, which would
+# leave the main one's `bazel build //...` loading them as packages.
 bazel --output_base="$output_base" build -c opt --define=halnorm_cpu_kernels=baseline \
-  "${targets[@]}"
+  --symlink_prefix=/ "${targets[@]}"
 bin=$(bazel --output_base="$output_base" info -c opt --define=halnorm_cpu_kernels=baseline \
   bazel-bin 2>/dev/null)
 bazel --output_base="$output_base" shutdown
