@@ -52,28 +52,22 @@ absl::StatusOr<float*> CudaCall::Scratch(int64_t count) {
   return reinterpret_cast<float*>(static_cast<uintptr_t>(pointer));
 }
 
-absl::StatusOr<const void*> CudaCall::AbsentParam(int64_t count) {
-  if (count > absent_param_count_) {
-    absl::StatusOr<float*> made = Scratch(count);
-    if (!made.ok()) return made.status();
-    absent_param_ = *made;
-    absent_param_count_ = count;
-  }
-  return absent_param_;
-}
-
 absl::StatusOr<const void*> ParamPlaceholder(CudaCall* cuda, const halnorm_tensor& x, int64_t count,
                                              bool any_absent) {
+  if (cuda == nullptr || !any_absent) return static_cast<const void*>(x.data);
   // x's memory will do where it is aligned for the kernels' vector loads
   // and spans `count` f32 values: most calls, which then allocate nothing
   // (an allocation per call cost RMSNorm's forward, which has no bias, 3 us).
   constexpr uintptr_t kVectorBytes = 16;
   int64_t span = 1;
   for (int d = 0; d < x.rank; d++) span += (x.shape[d] - 1) * x.strides[d];
-  const bool x_will_do = reinterpret_cast<uintptr_t>(x.data) % kVectorBytes == 0 &&
-                         NumElements(x) > 0 && span * DtypeBytes(x.dtype) >= count * 4;
-  if (cuda == nullptr || !any_absent || x_will_do) return static_cast<const void*>(x.data);
-  return cuda->AbsentParam(std::max<int64_t>(count, 1));
+  if (reinterpret_cast<uintptr_t>(x.data) % kVectorBytes == 0 && NumElements(x) > 0 &&
+      span * DtypeBytes(x.dtype) >= count * 4) {
+    return static_cast<const void*>(x.data);
+  }
+  absl::StatusOr<float*> scratch = cuda->Scratch(std::max<int64_t>(count, 1));
+  if (!scratch.ok()) return scratch.status();
+  return static_cast<const void*>(*scratch);
 }
 
 absl::Status CudaCall::Zero(void* data, int64_t bytes) {

@@ -51,12 +51,6 @@ class CudaCall {
   // `count` floats of device memory, uninitialized, valid until the call ends.
   absl::StatusOr<float*> Scratch(int64_t count);
 
-  // Memory the kernels bind for an absent weight or bias (has_weight =
-  // false): GPU kernels load both sides of that select, so it must hold
-  // `count` aligned f32 values (x's memory need not: a 16-bit view at an odd
-  // element faulted). Uninitialized, shared by the call's absent params.
-  absl::StatusOr<const void*> AbsentParam(int64_t count);
-
   // Zeroes `bytes` of device memory at `data` (in stream order).
   absl::Status Zero(void* data, int64_t bytes);
 
@@ -80,14 +74,14 @@ class CudaCall {
   void* stream_;
   ScopedCudaCall scope_;
   std::vector<CUdeviceptr> scratch_;
-  float* absent_param_ = nullptr;
-  int64_t absent_param_count_ = 0;
 };
 
 // The memory a KernelParam's placeholder points at for a call on `x`: x's
-// own (CPU kernels never read it), unless on CUDA (`cuda` non-null) a
-// parameter is absent (`any_absent`) and x's memory is not aligned or large
-// enough to stand in for `count` f32 values: then CudaCall::AbsentParam.
+// own (CPU kernels never read it). On CUDA (`cuda` non-null) with a
+// parameter absent (`any_absent`), GPU kernels load both sides of
+// has_weight's select, so it must hold `count` aligned f32 values: x's
+// memory where it does (a 16-bit view at an odd element faulted), else call
+// scratch. Once per call: the call's absent params share it.
 absl::StatusOr<const void*> ParamPlaceholder(CudaCall* cuda, const halnorm_tensor& x, int64_t count,
                                              bool any_absent);
 
