@@ -89,4 +89,15 @@ Isa MaxDispatchIsa() {
   return capped;
 }
 
+const char* HostCpuVendor() {
+#if defined(__x86_64__)
+  static const char* vendor = CpuIsIntel()                  ? "intel"
+                              : CpuVendorIs("AuthenticAMD") ? "amd"
+                                                            : "";
+  return vendor;
+#else
+  return "";
+#endif
+}
+
 }  // namespace halnorm::internal

@@ -33,6 +33,11 @@ bool HostSupports(Isa isa);
 // (read once; an unknown value caps nothing).
 Isa MaxDispatchIsa();
 
+// The CPU vendor a tuned table may hold picks of its own for (cpu_tables in
+// schedules/tuned/*.bzl; the same kernels rank differently on Intel and AMD
+// cores): "intel", "amd", or "" for any other CPU.
+const char* HostCpuVendor();
+
 }  // namespace halnorm::internal
 
 #endif  // HALNORM_RUNTIME_CPU_FEATURES_H_

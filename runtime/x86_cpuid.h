@@ -28,16 +28,18 @@ inline bool CpuHasAvx512Bf16() {
   return (eax & (1u << 5)) != 0;
 }
 
-// Whether CPUID names Intel as the vendor ("GenuineIntel").
-inline bool CpuIsIntel() {
+// Whether CPUID names `vendor` ("GenuineIntel", "AuthenticAMD": 12 chars).
+inline bool CpuVendorIs(const char* vendor) {
   unsigned eax, ebx, ecx, edx;
   if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return false;
-  char vendor[12];  // EBX, EDX, ECX, in that order
-  std::memcpy(vendor, &ebx, 4);
-  std::memcpy(vendor + 4, &edx, 4);
-  std::memcpy(vendor + 8, &ecx, 4);
-  return std::memcmp(vendor, "GenuineIntel", 12) == 0;
+  char id[12];  // EBX, EDX, ECX, in that order
+  std::memcpy(id, &ebx, 4);
+  std::memcpy(id + 4, &edx, 4);
+  std::memcpy(id + 8, &ecx, 4);
+  return std::memcmp(id, vendor, 12) == 0;
 }
+
+inline bool CpuIsIntel() { return CpuVendorIs("GenuineIntel"); }
 
 }  // namespace halnorm::internal
 

@@ -1,10 +1,12 @@
-// Dispatch with tuning tables: the built-in table's entries are used, a
-// runtime tuning file loaded through the C API overrides them, a bad file
-// changes nothing, and HALNORM_VERBOSE=dispatch (set by the BUILD target)
-// says which table decided. HALNORM_MAX_ISA may cap the target; tests that
+// Dispatch with tuning tables: the built-in table's entries are used (a
+// vendor's own table where BuiltInTableCpu() has one; the BUILD targets set
+// HALNORM_TUNING_CPU to try each), a runtime tuning file loaded through the C
+// API overrides them, a bad file changes nothing, and HALNORM_VERBOSE=dispatch
+// (set by the BUILD target) says which table decided. HALNORM_MAX_ISA may cap the target; tests that
 // need two configs of it skip where it has one.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/builtin_tuning.h"
+#include "runtime/cpu_features.h"
 #include "runtime/dispatch.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/tuning_buckets.h"
@@ -77,11 +80,26 @@ class TuningDispatchTest : public ::testing::Test {
   }
 };
 
+TEST_F(TuningDispatchTest, TheVendorTablesInUseAreTheHostsOrHalnormTuningCpus) {
+  const char* forced = std::getenv("HALNORM_TUNING_CPU");
+  if (forced == nullptr) {
+    EXPECT_EQ(BuiltInTableCpu(), HostCpuVendor());
+  } else {
+    EXPECT_EQ(BuiltInTableCpu(), std::string(forced) == "none" ? "" : forced);
+  }
+  for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
+    if (*e.cpu != '\0') {
+      EXPECT_EQ(InUse(e), e.cpu == BuiltInTableCpu()) << e.cpu;
+    }
+  }
+}
+
 TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
   EXPECT_STREQ(halnorm_tuning_source(), "built-in table");
   const VariantIndex& index = VariantIndex::Get();
-  int checked = 0;
+  int checked = 0, checked_vendor = 0, vendor_entries = 0;
   for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
+    if (!InUse(e)) continue;  // another vendor's, or a default one the vendor's replaces
     // The plain kind, then the forward's fused-residual and native-params
     // ones, which share its entry.
     for (auto [residual, native_params] : {std::pair{false, false}, {true, false}, {false, true}}) {
@@ -103,9 +121,14 @@ TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
                       "-> ", picked->name, " (built-in table ", BuiltInTuningSource(e.target), ": ",
                       DescribeBuckets(e.op, e.hidden_bucket, e.row_bucket), "; cpu ")));
       checked++;
+      checked_vendor += *e.cpu != '\0';
     }
+    vendor_entries += *e.cpu != '\0' && index.DispatchTarget({e.op, e.direction, e.dtype, false}) ==
+                                             index.TargetIndex(e.target);
   }
   if (checked == 0) GTEST_SKIP() << "the built-in table has no entry for the dispatch target";
+  // A vendor's table for the dispatch target is in use, not only the default.
+  EXPECT_EQ(checked_vendor > 0, vendor_entries > 0);
 }
 
 TEST_F(TuningDispatchTest, BucketsWithoutAnEntryTakeTheNearestRowBucketsOrConfigZero) {

@@ -10,7 +10,9 @@
 //     and writes a tuning file for HALNORM_TUNING_FILE or
 //     halnorm_load_tuning_file(), timing each shape at 1 thread and at one
 //     per core (--threads); with --update_tuned, also the bucket table
-//     of schedules/tuned/<target>.bzl (configs unchanged) for the next build.
+//     of schedules/tuned/<target>.bzl (configs unchanged) for the next build:
+//     the host vendor's table (cpu_tables), or the default one on a CPU
+//     that is neither Intel nor AMD.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "runtime/cpu_features.h"
 #include "runtime/spinning_pool.h"
 #include "tools/autotune/measured_table.h"
 #include "tools/autotune/runtime_tuning.h"
@@ -59,8 +62,9 @@ ABSL_FLAG(std::string, threads, "",
           "runtime: thread counts to time every shape at, e.g. 1,8 (default: 1 and one per "
           "core); each bucket's pick must serve all of them");
 ABSL_FLAG(bool, update_tuned, false,
-          "runtime: also write the measured picks into schedules/tuned/<target>.bzl's table "
-          "(its configs unchanged; commit it, and the next build dispatches by it)");
+          "runtime: also write the measured picks into schedules/tuned/<target>.bzl, as the "
+          "table of this CPU's vendor (its configs unchanged; commit it, and the next build "
+          "dispatches by it on that vendor's CPUs)");
 ABSL_FLAG(std::string, out, "",
           "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
           "runtime: the tuning file to write (required)");
@@ -246,9 +250,11 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
       absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs),
                    " --threads=", absl::StrJoin(scope.threads, ","), " on ",
                    CpuModel(), ", ", Today());
-  if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *table); !s.ok()) return s;
+  const std::string cpu = internal::HostCpuVendor();
+  if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, cpu, *table); !s.ok()) return s;
   if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;
-  std::printf("wrote the measured picks into %s; commit it and rebuild\n", bzl.c_str());
+  std::printf("wrote the measured picks into %s (%s table); commit it and rebuild\n", bzl.c_str(),
+              cpu.empty() ? "default" : cpu.c_str());
   return absl::OkStatus();
 }
 

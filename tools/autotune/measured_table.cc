@@ -36,24 +36,31 @@ absl::Status CheckConfig(const Variant& v, const TunedTable& table) {
 }  // namespace
 
 absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured,
-                                const std::string& provenance, TunedTable& table) {
+                                const std::string& provenance, const std::string& cpu,
+                                TunedTable& table) {
   for (const internal::TuningEntry& e : measured.entries) {
     if (absl::Status s = CheckConfig(*e.variant, table); !s.ok()) return s;
   }
+  std::vector<TunedTable::Entry>& entries =
+      cpu.empty() ? table.entries : table.cpu_tables[cpu].entries;
   for (const internal::TuningEntry& e : measured.entries) {
     const Variant& v = *e.variant;
     TunedTable::Entry pick{internal::OpName(v.op), internal::DirectionName(v.direction),
                            internal::DtypeName(v.dtype), e.hidden_bucket, e.row_bucket,
                            v.config_index};
     bool replaced = false;
-    for (TunedTable::Entry& old : table.entries) {
+    for (TunedTable::Entry& old : entries) {
       if (old.op == pick.op && old.direction == pick.direction && old.dtype == pick.dtype &&
           old.hidden_bucket == pick.hidden_bucket && old.row_bucket == pick.row_bucket) {
         old.config = pick.config;
         replaced = true;
       }
     }
-    if (!replaced) table.entries.push_back(pick);
+    if (!replaced) entries.push_back(pick);
+  }
+  if (!cpu.empty()) {
+    table.cpu_tables[cpu].provenance = provenance;
+    return absl::OkStatus();
   }
   // One runtime note: a second --update_tuned replaces the first's.
   const std::string::size_type previous = table.provenance.find("; table: ");

@@ -15,13 +15,16 @@
 
 namespace halnorm::autotune {
 
-// Sets `table`'s entry of each measured bucket to the measured variant's
-// config, and notes `provenance` ("tools/autotune --mode=runtime on <cpu>,
-// <date>") after the table's own. Fails, changing nothing, where a measured
-// variant's knobs are not the table's config of that index (the library was
-// built from other tuned files: rebuild first).
+// Sets the entry of each measured bucket to the measured variant's config in
+// `cpu`'s table of `table` ("amd", "intel": its cpu_tables entry, made if
+// new), or for cpu "" in the default table, and notes `provenance`
+// ("tools/autotune --mode=runtime on <cpu>, <date>") there: above a vendor's
+// table, or after the file's own for the default. Fails, changing nothing,
+// where a measured variant's knobs are not the table's config of that index
+// (the library was built from other tuned files: rebuild first).
 absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured,
-                                const std::string& provenance, TunedTable& table);
+                                const std::string& provenance, const std::string& cpu,
+                                TunedTable& table);
 
 }  // namespace halnorm::autotune
 

@@ -1,5 +1,6 @@
-// --update_tuned's table edit: measured picks replace their buckets' entries,
-// and a table this library was not built from is refused untouched.
+// --update_tuned's table edit: measured picks replace their buckets' entries
+// (of the default table or of a vendor's), and a table this library was not
+// built from is refused untouched.
 #include "tools/autotune/measured_table.h"
 
 #include <string>
@@ -55,7 +56,7 @@ class MeasuredTableTest : public testing::Test {
 
 TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
   ASSERT_TRUE(
-      ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", table_).ok());
+      ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", "", table_).ok());
   EXPECT_THAT(table_.entries,
               testing::UnorderedElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 1},
                                             TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 1, 0},
@@ -64,11 +65,36 @@ TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
             "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: tools/autotune "
             "--mode=runtime on X, today");
   EXPECT_EQ(table_.row_norm_configs.size(), 2u);  // configs (the kernels built) unchanged
+  EXPECT_TRUE(table_.cpu_tables.empty());
+}
+
+TEST_F(MeasuredTableTest, AVendorsPicksGoToItsOwnTableAndLeaveTheDefault) {
+  const TunedTable before = table_;
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "runtime on an AMD CPU", "amd", table_).ok());
+  EXPECT_EQ(table_.entries, before.entries);
+  EXPECT_EQ(table_.provenance, before.provenance);
+  ASSERT_EQ(table_.cpu_tables.count("amd"), 1u);
+  const TunedTable::CpuTable& amd = table_.cpu_tables["amd"];
+  EXPECT_EQ(amd.provenance, "runtime on an AMD CPU");
+  EXPECT_THAT(amd.entries,
+              testing::ElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 1},
+                                   TunedTable::Entry{"rms_norm", "fwd", "f32", 2, 2, 1}));
+
+  // A later run replaces the vendor's picks and note, and no other vendor's.
+  table_.cpu_tables["intel"] = {"runtime on an Intel CPU", {{"rms_norm", "fwd", "f32", 3, 0, 0}}};
+  measured_.entries.pop_back();
+  measured_.entries[0].variant = RmsForward(target_, 0);
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "again", "amd", table_).ok());
+  EXPECT_EQ(table_.cpu_tables["amd"].provenance, "again");
+  EXPECT_THAT(table_.cpu_tables["amd"].entries,
+              testing::ElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 0},
+                                   TunedTable::Entry{"rms_norm", "fwd", "f32", 2, 2, 1}));
+  EXPECT_EQ(table_.cpu_tables["intel"].provenance, "runtime on an Intel CPU");
 }
 
 TEST_F(MeasuredTableTest, ASecondRunReplacesTheFirstRunsNote) {
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", table_).ok());
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", "", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second", "", table_).ok());
   EXPECT_EQ(table_.provenance,
             "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: second");
 }
@@ -76,7 +102,7 @@ TEST_F(MeasuredTableTest, ASecondRunReplacesTheFirstRunsNote) {
 TEST_F(MeasuredTableTest, RefusesATableWithOtherKnobsUntouched) {
   table_.row_norm_configs[1]["rows_per_task"] += 1;
   const TunedTable before = table_;
-  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", table_);
+  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", "amd", table_);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr(RmsForward(target_, 1)->name));
   EXPECT_THAT(s.message(), HasSubstr("rows_per_task"));
@@ -87,7 +113,7 @@ TEST_F(MeasuredTableTest, RefusesATableWithOtherKnobsUntouched) {
 TEST_F(MeasuredTableTest, RefusesATableWithFewerConfigsUntouched) {
   table_.row_norm_configs.pop_back();
   const TunedTable before = table_;
-  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", table_);
+  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", "amd", table_);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("config 1 is not in the tuned table"));
   EXPECT_TRUE(table_ == before);

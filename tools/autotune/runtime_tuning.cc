@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/norm_problem.h"
+#include "runtime/builtin_tuning.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/tuning_file.h"
 #include "runtime/variant_index.h"
@@ -177,8 +178,10 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   out.close();
   if (!out) return absl::UnavailableError(absl::StrCat("--out: cannot write ", out_path));
   const double n = static_cast<double>(grid.size());
-  std::printf("\ndispatch as built (%s) vs the per-shape best compiled variant:\n",
-              halnorm_tuning_source());
+  const std::string& cpu = internal::BuiltInTableCpu();
+  std::printf("\ndispatch as built (%s; %s) vs the per-shape best compiled variant:\n",
+              halnorm_tuning_source(),
+              cpu.empty() ? "default tables" : absl::StrCat(cpu, " tables where present").c_str());
   for (int run = 0; run < runs; run++) {
     std::printf("  %sgeomean %.3f, worst %.3f (%s)\n", RunLabel(run, runs).c_str(),
                 std::exp(log_dispatch[run] / n), worst[run], worst_point[run].c_str());

@@ -34,6 +34,14 @@ std::string BucketComment(const int64_t* bounds, int count) {
   return absl::StrJoin(parts, ", ");
 }
 
+void AppendEntries(std::string& out, const char* indent,
+                   const std::vector<TunedTable::Entry>& entries) {
+  for (const TunedTable::Entry& e : entries) {
+    absl::StrAppend(&out, indent, "(\"", e.op, "\", \"", e.direction, "\", \"", e.dtype, "\", ",
+                    e.hidden_bucket, ", ", e.row_bucket, ", ", e.config, "),\n");
+  }
+}
+
 absl::Status LineError(int line, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("line ", line, ": ", what));
 }
@@ -45,9 +53,14 @@ bool operator==(const TunedTable::Entry& a, const TunedTable::Entry& b) {
          std::tie(b.op, b.direction, b.dtype, b.hidden_bucket, b.row_bucket, b.config);
 }
 
+bool operator==(const TunedTable::CpuTable& a, const TunedTable::CpuTable& b) {
+  return std::tie(a.provenance, a.entries) == std::tie(b.provenance, b.entries);
+}
+
 bool operator==(const TunedTable& a, const TunedTable& b) {
-  return std::tie(a.target, a.provenance, a.row_norm_configs, a.channel_norm_configs, a.entries) ==
-         std::tie(b.target, b.provenance, b.row_norm_configs, b.channel_norm_configs, b.entries);
+  return std::tie(a.target, a.provenance, a.row_norm_configs, a.channel_norm_configs, a.entries,
+                  a.cpu_tables) == std::tie(b.target, b.provenance, b.row_norm_configs,
+                                            b.channel_norm_configs, b.entries, b.cpu_tables);
 }
 
 std::string WriteTunedBzl(const TunedTable& t) {
@@ -64,24 +77,38 @@ std::string WriteTunedBzl(const TunedTable& t) {
                   "    # row buckets ",
                   BucketComment(internal::kRowBucketBounds, internal::kRowBuckets), "\n",
                   "    table = [\n");
-  for (const TunedTable::Entry& e : t.entries) {
-    absl::StrAppend(&out, "        (\"", e.op, "\", \"", e.direction, "\", \"", e.dtype, "\", ",
-                    e.hidden_bucket, ", ", e.row_bucket, ", ", e.config, "),\n");
+  AppendEntries(out, "        ", t.entries);
+  absl::StrAppend(&out, "    ],\n");
+  if (!t.cpu_tables.empty()) {
+    absl::StrAppend(&out,
+                    "    # Per CPU vendor: on its CPUs, these entries replace the table's of the\n"
+                    "    # same buckets (runtime/builtin_tuning.h).\n"
+                    "    cpu_tables = {\n");
+    for (const auto& [cpu, table] : t.cpu_tables) {
+      absl::StrAppend(&out, "        \"", cpu, "\": [\n            # ", table.provenance, "\n");
+      AppendEntries(out, "            ", table.entries);
+      absl::StrAppend(&out, "        ],\n");
+    }
+    absl::StrAppend(&out, "    },\n");
   }
-  absl::StrAppend(&out, "    ],\n)\n");
+  absl::StrAppend(&out, ")\n");
   return out;
 }
 
 absl::StatusOr<TunedTable> ParseTunedBzl(absl::string_view text) {
   const std::regex target_re(R"re(^\s*target = "(\w+)",$)re");
   const std::regex section_re(R"re(^\s*(row_norm_configs|channel_norm_configs|table) = \[$)re");
+  const std::regex cpu_table_re(R"re(^\s*"(\w+)": \[$)re");
   const std::regex knob_re(R"re("(\w+)": (-?\d+))re");
   const std::regex entry_re(R"re(^\s*\("(\w+)", "(\w+)", "(\w+)", (\d+), (\d+), (\d+)\),$)re");
   TunedTable t;
   std::string section;
+  bool in_cpu_tables = false;
+  TunedTable::CpuTable* cpu_table = nullptr;  // the one being read
   int line_number = 0;
   for (absl::string_view line_view : absl::StrSplit(text, '\n')) {
     const std::string line(line_view);
+    const absl::string_view stripped = absl::StripAsciiWhitespace(line_view);
     line_number++;
     std::smatch m;
     if (line_number == 1) {
@@ -95,8 +122,16 @@ absl::StatusOr<TunedTable> ParseTunedBzl(absl::string_view text) {
       t.target = m[1];
     } else if (std::regex_match(line, m, section_re)) {
       section = m[1];
-    } else if (absl::StripAsciiWhitespace(line) == "],") {
+    } else if (stripped == "cpu_tables = {") {
+      in_cpu_tables = true;
+    } else if (in_cpu_tables && stripped == "},") {
+      in_cpu_tables = false;
+    } else if (in_cpu_tables && section.empty() && std::regex_match(line, m, cpu_table_re)) {
+      section = "table";
+      cpu_table = &t.cpu_tables[m[1]];
+    } else if (stripped == "],") {
       section.clear();
+      cpu_table = nullptr;
     } else if (!section.empty() && section != "table") {
       Config config;
       for (auto it = std::sregex_iterator(line.begin(), line.end(), knob_re);
@@ -107,9 +142,17 @@ absl::StatusOr<TunedTable> ParseTunedBzl(absl::string_view text) {
       (section == "row_norm_configs" ? t.row_norm_configs : t.channel_norm_configs)
           .push_back(config);
     } else if (section == "table") {
-      if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "#")) continue;
+      std::vector<TunedTable::Entry>& entries = cpu_table ? cpu_table->entries : t.entries;
+      absl::string_view comment = stripped;
+      if (absl::ConsumePrefix(&comment, "#")) {
+        // A vendor's table starts with how it was measured.
+        if (cpu_table && entries.empty() && cpu_table->provenance.empty()) {
+          cpu_table->provenance = std::string(absl::StripLeadingAsciiWhitespace(comment));
+        }
+        continue;
+      }
       if (!std::regex_match(line, m, entry_re)) return LineError(line_number, "expected an entry");
-      t.entries.push_back({m[1], m[2], m[3], std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])});
+      entries.push_back({m[1], m[2], m[3], std::stoi(m[4]), std::stoi(m[5]), std::stoi(m[6])});
     }
   }
   if (t.target.empty()) return LineError(line_number, "no target = \"...\" line");

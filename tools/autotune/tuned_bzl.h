@@ -5,11 +5,12 @@
 #ifndef HALNORM_TOOLS_AUTOTUNE_TUNED_BZL_H_
 #define HALNORM_TOOLS_AUTOTUNE_TUNED_BZL_H_
 
+#include <map>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "tools/autotune/search_space.h"
 
 namespace halnorm::autotune {
@@ -20,13 +21,21 @@ struct TunedTable {
     int hidden_bucket, row_bucket;     // runtime/tuning_buckets.h
     int config;                        // index into the op's family configs
   };
+  // One vendor's own picks (runtime/builtin_tuning.h): on its CPUs they
+  // replace the default entries of the same buckets.
+  struct CpuTable {
+    std::string provenance;  // "tools/autotune --mode=runtime ... on <cpu>, <date>"
+    std::vector<Entry> entries;
+  };
   std::string target;      // TARGETS key: "x86_avx2"
   std::string provenance;  // "tools/autotune --mode=schedules (full) on <cpu>, <date>"
   std::vector<Config> row_norm_configs, channel_norm_configs;
-  std::vector<Entry> entries;
+  std::vector<Entry> entries;                    // the default table
+  std::map<std::string, CpuTable> cpu_tables;  // by vendor: "amd", "intel"
 };
 
 bool operator==(const TunedTable::Entry& a, const TunedTable::Entry& b);
+bool operator==(const TunedTable::CpuTable& a, const TunedTable::CpuTable& b);
 bool operator==(const TunedTable& a, const TunedTable& b);
 
 std::string WriteTunedBzl(const TunedTable& table);

@@ -30,6 +30,27 @@ TEST(TunedBzlTest, RoundTrips) {
   EXPECT_EQ(WriteTunedBzl(*parsed), text);
 }
 
+TEST(TunedBzlTest, RoundTripsVendorTables) {
+  TunedTable t = Example();
+  t.cpu_tables["amd"] = {"tools/autotune --mode=runtime on AMD CPU, 2026-11-29",
+                         {{"layer_norm", "fwd", "f32", 0, 0, 0}, {"rms_norm", "bwd", "bf16", 3, 2, 1}}};
+  t.cpu_tables["intel"] = {"tools/autotune --mode=runtime on Intel CPU, 2026-11-28",
+                           {{"layer_norm2d", "fwd", "f16", 1, 1, 0}}};
+  const std::string text = WriteTunedBzl(t);
+  EXPECT_THAT(text, HasSubstr("    cpu_tables = {\n"
+                              "        \"amd\": [\n"
+                              "            # tools/autotune --mode=runtime on AMD CPU, 2026-11-29\n"
+                              "            (\"layer_norm\", \"fwd\", \"f32\", 0, 0, 0),\n"));
+  absl::StatusOr<TunedTable> parsed = ParseTunedBzl(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << text;
+  EXPECT_TRUE(*parsed == t) << text;
+  EXPECT_EQ(WriteTunedBzl(*parsed), text);
+
+  std::string damaged = text;
+  damaged.replace(damaged.find("(\"layer_norm2d\""), 15, "(layer_norm2d");
+  EXPECT_THAT(ParseTunedBzl(damaged).status().message(), HasSubstr("expected an entry"));
+}
+
 TEST(TunedBzlTest, SaysItIsGeneratedAndHowOnItsFirstLine) {
   const std::string text = WriteTunedBzl(Example());
   EXPECT_EQ(text.substr(0, text.find('\n')),

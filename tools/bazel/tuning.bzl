@@ -3,7 +3,9 @@
 halide_kernel_library writes TUNING_ENTRIES into tuning.inc, the runtime's
 built-in dispatch table. A table that names an unknown op, direction, dtype
 or target, a bucket out of range or a config its file does not define fails
-the build here, with the file and the entry.
+the build here, with the file and the entry. A file's `table` serves every
+CPU; its optional `cpu_tables` ({vendor: entries}) serve one vendor's CPUs,
+replacing the default entries they repeat (runtime/builtin_tuning.h).
 """
 
 load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
@@ -14,6 +16,9 @@ load("//tools/bazel:variants.bzl", "DIRECTION_CC", "DTYPES", "OPS")
 # the runtime also static_asserts every tuning.inc entry against them.
 _HIDDEN_BUCKETS = 4
 _ROW_BUCKETS = 4
+
+# The vendors of runtime/cpu_features.h HostCpuVendor().
+_CPUS = ["amd", "intel"]
 
 def _source(target):
     return "schedules/tuned/%s.bzl" % target
@@ -26,17 +31,13 @@ def _check_bucket(value, count, what, where):
     if type(value) != "int" or value < 0 or value >= count:
         fail("%s: %s bucket %r is not in 0..%d (runtime/tuning_buckets.h)" % (where, what, value, count - 1))
 
-def _entries(target, tuned, listed_as = None, dtypes = DTYPES):
-    """tuned's checked entries, for target or, given listed_as, for that
-    target tuned as this one (its dtypes only)."""
+def _table_entries(target, tuned, table, cpu, listed_as, dtypes):
+    """The checked entries of one table of tuned: its default (cpu "") or a cpu_tables one."""
     source = _source(target)
-    _check_one_of(target, TARGETS, "target", source)
-    if tuned.target != target:
-        fail("%s: says target %r but is listed as %r in schedules/tuned/index.bzl" % (source, tuned.target, target))
     out = []
     seen = {}
-    for entry in tuned.table:
-        where = "%s: table entry %r" % (source, entry)
+    for entry in table:
+        where = "%s: %stable entry %r" % (source, cpu + " " if cpu else "", entry)
         if len(entry) != 6:
             fail(where + ": expected (op, direction, dtype, hidden bucket, row bucket, config index)")
         op, direction, dtype, hidden_bucket, row_bucket, config = entry
@@ -63,8 +64,23 @@ def _entries(target, tuned, listed_as = None, dtypes = DTYPES):
             hidden_bucket = hidden_bucket,
             row_bucket = row_bucket,
             config = config,
+            cpu = cpu,
             source = source,
         ))
+    return out
+
+def _entries(target, tuned, listed_as = None, dtypes = DTYPES):
+    """tuned's checked entries, for target or, given listed_as, for that
+    target tuned as this one (its dtypes only)."""
+    source = _source(target)
+    _check_one_of(target, TARGETS, "target", source)
+    if tuned.target != target:
+        fail("%s: says target %r but is listed as %r in schedules/tuned/index.bzl" % (source, tuned.target, target))
+    out = _table_entries(target, tuned, tuned.table, "", listed_as, dtypes)
+    cpu_tables = getattr(tuned, "cpu_tables", {})
+    for cpu in sorted(cpu_tables):
+        _check_one_of(cpu, _CPUS, "cpu_tables vendor", source)
+        out.extend(_table_entries(target, tuned, cpu_tables[cpu], cpu, listed_as, dtypes))
     return out
 
 def _all_entries():
