@@ -159,6 +159,7 @@ std::string BuiltInEquivalentTuningFile() {
   const internal::VariantIndex& index = internal::VariantIndex::Get();
   internal::TuningFile file;
   for (const internal::BuiltInTuningEntry& e : internal::BuiltInTuningEntries()) {
+    if (!internal::InUse(e)) continue;  // another vendor's, or replaced by this one's
     const internal::Variant* v =
         index.Find({e.op, e.direction, e.dtype, false}, index.TargetIndex(e.target), e.config);
     if (v != nullptr) file.entries.push_back({e.hidden_bucket, e.row_bucket, v});
