@@ -172,6 +172,28 @@ absl::StatusOr<std::filesystem::path> WorkspaceTunedDir(absl::string_view flag) 
   return std::filesystem::path(workspace) / "schedules" / "tuned";
 }
 
+// The workspace's schedules/tuned/<target>.bzl, read and parsed.
+absl::StatusOr<TunedTable> ReadTunedTable(const std::filesystem::path& bzl) {
+  absl::StatusOr<std::string> text = ReadFile(bzl);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<TunedTable> table = ParseTunedBzl(*text);
+  if (!table.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(bzl.string(), ": ", table.status().message()));
+  }
+  return table;
+}
+
+// The vendors whose tables (cpu_tables) `bzl` holds now: "amd, intel", or
+// "" where it has none or cannot be read.
+std::string VendorTablesIn(const std::filesystem::path& bzl) {
+  if (!std::filesystem::exists(bzl)) return "";
+  absl::StatusOr<TunedTable> table = ReadTunedTable(bzl);
+  if (!table.ok()) return "";
+  std::vector<std::string> vendors;
+  for (const auto& [cpu, unused] : table->cpu_tables) vendors.push_back(cpu);
+  return absl::StrJoin(vendors, ", ");
+}
+
 absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   std::filesystem::path dir = absl::GetFlag(FLAGS_out);
   if (dir.empty()) {
@@ -197,10 +219,19 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
       absl::StrCat("tools/autotune --mode=schedules", scope.quick ? " --quick" : "", " on ",
                    CpuModel(), ", ", Today());
   std::filesystem::create_directories(dir);
-  if (absl::Status s = WriteFile(dir / (target.key + ".bzl"),
-                                 WriteTunedBzl(ToTunedTable(searches, target.key, provenance)));
+  const std::filesystem::path bzl = dir / (target.key + ".bzl");
+  // New configs make the old vendors' picks (config indices) meaningless.
+  const std::string dropped = VendorTablesIn(bzl);
+  if (absl::Status s =
+          WriteFile(bzl, WriteTunedBzl(ToTunedTable(searches, target.key, provenance)));
       !s.ok()) {
     return s;
+  }
+  if (!dropped.empty()) {
+    std::printf(
+        "dropped the vendor tables (%s) of the old configs: after the rebuild, run "
+        "--mode=runtime --update_tuned on such a CPU to time the new ones\n",
+        dropped.c_str());
   }
   std::vector<std::string> tuned;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -209,20 +240,8 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   }
   std::sort(tuned.begin(), tuned.end());
   if (absl::Status s = WriteFile(dir / "index.bzl", WriteTunedIndex(tuned)); !s.ok()) return s;
-  std::printf("wrote %s and index.bzl; commit them and rebuild\n",
-              (dir / (target.key + ".bzl")).c_str());
+  std::printf("wrote %s and index.bzl; commit them and rebuild\n", bzl.c_str());
   return absl::OkStatus();
-}
-
-// The workspace's schedules/tuned/<target>.bzl, read and parsed.
-absl::StatusOr<TunedTable> ReadTunedTable(const std::filesystem::path& bzl) {
-  absl::StatusOr<std::string> text = ReadFile(bzl);
-  if (!text.ok()) return text.status();
-  absl::StatusOr<TunedTable> table = ParseTunedBzl(*text);
-  if (!table.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(bzl.string(), ": ", table.status().message()));
-  }
-  return table;
 }
 
 // --mode=runtime: the tuning file, and with --update_tuned the tuned table
