@@ -56,7 +56,9 @@ SideBySideTimes TimeSideBySide(const std::vector<std::function<absl::Status()>>&
   for (int i : running) best = std::min(best, times.seconds[i]);
   std::vector<int> close;
   for (int i : running) {
-    if (times.seconds[i] <= (1 + options.slack) * best) close.push_back(i);
+    if (times.seconds[i] <= (1 + options.slack) * best || i == options.always_refined) {
+      close.push_back(i);
+    }
   }
   if (close.size() > 1) run_rounds(close, options.extra_rounds);
   return times;

@@ -15,6 +15,10 @@ struct SideBySideOptions {
   int rounds = 3;         // rounds every call takes part in
   int extra_rounds = 12;  // more rounds for the calls close to the best
   double slack = 0.10;    // "close": median within 10% of the best median
+  // A call that gets the extra rounds however slow it is, -1 none: the
+  // runtime mode's dispatch, whose ratio to the best it reports, so that
+  // ratio rests on as many samples as the best's.
+  int always_refined = -1;
 };
 
 struct SideBySideTimes {

@@ -37,6 +37,15 @@ TEST(TimeSideBySideTest, GivesTheNearTiesMoreRoundsAndTheSlowCallNone) {
   EXPECT_GT(times.seconds[2], 2 * times.seconds[0]);
 }
 
+TEST(TimeSideBySideTest, TheAlwaysRefinedCallGetsTheExtraRoundsHoweverSlow) {
+  SleepyCall a{12}, b{12}, slow{80};
+  SideBySideOptions options{/*rounds=*/3, /*extra_rounds=*/2, /*slack=*/0.5};
+  options.always_refined = 2;
+  (void)TimeSideBySide({std::ref(a), std::ref(b), std::ref(slow)}, options);
+  EXPECT_EQ(a.runs, 2 + 3 + 2);
+  EXPECT_EQ(slow.runs, 2 + 3 + 2);
+}
+
 TEST(TimeSideBySideTest, AFailingCallIsReportedAndNotTimed) {
   int failing_runs = 0;
   SleepyCall fine{10};

@@ -84,7 +84,9 @@ absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const Tar
         calls.push_back([&instance = *problem, &g, v] { return instance.Run(g.direction, v); });
       }
       calls.push_back([&instance = *problem, &g] { return instance.Run(g.direction, nullptr); });
-      SideBySideTimes measured = TimeSideBySide(calls, timing);
+      SideBySideOptions dispatch_refined = timing;
+      dispatch_refined.always_refined = static_cast<int>(calls.size()) - 1;
+      SideBySideTimes measured = TimeSideBySide(calls, dispatch_refined);
       for (const absl::Status& s : measured.status) {
         if (!s.ok()) return s;
       }
