@@ -4,7 +4,8 @@
 // cores (measured: CPU time = 2x wall time). We install a do_par_for that
 // runs each parallel loop on at most n threads of our own spinning pool
 // (spinning_pool.h), or, when that is taken, hands Halide's pool at most n
-// tasks, each a contiguous slice.
+// tasks, each a contiguous slice. A loop nested in a task of a loop that
+// already has a task for every thread runs on that task's thread.
 #ifndef HALNORM_RUNTIME_THREAD_LIMIT_H_
 #define HALNORM_RUNTIME_THREAD_LIMIT_H_
 

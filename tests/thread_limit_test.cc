@@ -1,5 +1,6 @@
 // halnorm_set_num_threads caps how many threads run a kernel's parallel loop,
-// even after the pool has grown (Halide's own setting does not).
+// even after the pool has grown (Halide's own setting does not), nested loops
+// included.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -50,6 +51,35 @@ TEST(ThreadLimitTest, OneThreadAfterThePoolGrew) {
 TEST(ThreadLimitTest, TwoThreadsNeverMore) {
   EXPECT_LE(MaxConcurrency(2, 65), 2);
   EXPECT_LE(MaxConcurrency(2, 1), 1);
+}
+
+// A loop nested in the task of a loop with a task for every thread
+// (LayerNorm2d's pixel tiles within its samples) adds no threads: it runs on
+// the thread of its outer task.
+constexpr int kOuter = 4, kInner = 6;
+
+struct InnerLoop {
+  Probe* probe;
+  int first;  // the probe index of its task 0: every (outer, inner) pair has one
+};
+
+int InnerTask(void*, int i, uint8_t* closure) {
+  auto* inner = reinterpret_cast<InnerLoop*>(closure);
+  return ProbeTask(nullptr, inner->first + i, reinterpret_cast<uint8_t*>(inner->probe));
+}
+
+int OuterTask(void*, int o, uint8_t* closure) {
+  InnerLoop inner{reinterpret_cast<Probe*>(closure), o * kInner};
+  return halide_do_par_for(nullptr, InnerTask, 0, kInner, reinterpret_cast<uint8_t*>(&inner));
+}
+
+TEST(ThreadLimitTest, NestedLoopsStayWithinTheLimit) {
+  halnorm_set_num_threads(2);
+  Probe probe(kOuter * kInner);
+  EXPECT_EQ(halide_do_par_for(nullptr, OuterTask, 0, kOuter, reinterpret_cast<uint8_t*>(&probe)),
+            0);
+  for (int i = 0; i < kOuter * kInner; i++) EXPECT_EQ(probe.visits[i].load(), 1) << "index " << i;
+  EXPECT_LE(probe.max_active.load(), 2);
 }
 
 TEST(ThreadLimitTest, ZeroMeansDefaultAndRunsEverything) { EXPECT_GE(MaxConcurrency(0, 16), 1); }
