@@ -51,6 +51,9 @@ class KernelCall {
     return slot < kMaxArguments ? slot : -1;
   }
 
+  // What the bound buffers span: the bytes the call touches.
+  int64_t BufferBytes() const;
+
   const Variant& variant_;
   int (*const entry_)(void** args);  // the variant's argv or its twin's
   const halide_filter_metadata_t& metadata_;

@@ -58,6 +58,9 @@ class Share {
   alignas(64) std::atomic<uint64_t> word_{0};
 };
 
+// Loops this thread ran that had to wake a sleeping worker or start one.
+thread_local uint32_t loops_that_woke_workers = 0;
+
 class SpinningPool {
  public:
   // Threads one loop may run on (the caller included).
@@ -67,10 +70,12 @@ class SpinningPool {
            int* code) {
     bool idle = false;
     if (!busy_.compare_exchange_strong(idle, true, std::memory_order_acquire)) return false;
+    const int started_before = started_;
     if (!GrowTo(threads - 1)) {
       busy_.store(false, std::memory_order_release);
       return false;
     }
+    bool woke = started_ > started_before;
     // The job's fields are atomics only so that a worker reading them while
     // the next job is posted is not a data race; such a worker holds the
     // older generation, so its claims fail.
@@ -94,7 +99,9 @@ class SpinningPool {
       // Taking the mutex orders this notify after a sleeper's wait began.
       { std::lock_guard<std::mutex> lock(sleep_mutex_); }
       wake_.notify_all();
+      woke = true;
     }
+    if (woke) ++loops_that_woke_workers;
     RunClaimedTasks(generation, 0, threads, user_context, task, min, closure);
     while (finished_.load(std::memory_order_acquire) < size) CpuRelax();
     *code = first_error_.load(std::memory_order_relaxed);
@@ -241,6 +248,8 @@ void SetSpinningPoolSpinTime(std::chrono::microseconds spin) {
 std::chrono::microseconds SpinningPoolSpinTime() {
   return std::chrono::microseconds(SpinTimeUs().load(std::memory_order_relaxed));
 }
+
+uint32_t LoopsThatWokeWorkers() { return loops_that_woke_workers; }
 
 int SpinningPoolMaxThreads() {
   static const int cores = [] {

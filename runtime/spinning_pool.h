@@ -50,6 +50,10 @@ inline constexpr std::chrono::microseconds kPureSpin{50};
 bool RunOnSpinningPool(void* user_context, halide_task_t task, int min, int size, uint8_t* closure,
                        int threads, int* code);
 
+// How many loops this thread has run on the pool that had to wake a sleeping
+// worker or start one: a timing of such a loop measures the wake-up.
+uint32_t LoopsThatWokeWorkers();
+
 // The threads the pool can run a loop on: the cores this process may use.
 int SpinningPoolMaxThreads();
 

@@ -13,15 +13,16 @@ namespace {
 
 std::atomic<int> thread_limit{0};
 
-// Whether this thread is running a task of a loop that keeps every allowed
-// thread busy (at least as many tasks as threads). A loop nested in such a
-// task (LayerNorm2d's pixel tiles within its samples) then runs right here.
-// Handed to Halide's pool (ours is held by the outer loop), it ran on more
-// threads than the limit and paid their wake-ups in every sample. LayerNorm2d
-// at 2 threads, batch 8, interleaved A/B on the Zen 4 VM, us: f32 forward
-// 8x384x14x14 with 32-pixel tiles 212 -> 106 (1 thread: 197), bf16 forward
-// 8x192x28x28 with 256-pixel tiles 579 -> 251; backwards 1.0-1.3x.
-thread_local bool in_saturating_loop = false;
+// Whether the loops this thread starts run right here: inside a
+// LoopsOnThisThread, or in a task of a loop that keeps every allowed thread
+// busy (at least as many tasks as threads). A loop nested in such a task
+// (LayerNorm2d's pixel tiles within its samples), handed to Halide's pool
+// (ours is held by the outer loop), ran on more threads than the limit and
+// paid their wake-ups in every sample. LayerNorm2d at 2 threads, batch 8,
+// interleaved A/B on the Zen 4 VM, us: f32 forward 8x384x14x14 with 32-pixel
+// tiles 212 -> 106 (1 thread: 197), bf16 forward 8x192x28x28 with 256-pixel
+// tiles 579 -> 251; backwards 1.0-1.3x.
+thread_local bool loops_stay_here = false;
 
 // One parallel loop [min, min + size) cut into `slices` contiguous slices.
 struct SlicedLoop {
@@ -61,10 +62,10 @@ struct ErrorCarrier {
 
 int CarryErrors(void* user_context, int i, uint8_t* closure) {
   auto* carrier = reinterpret_cast<ErrorCarrier*>(closure);
-  const bool outer = in_saturating_loop;
-  in_saturating_loop = carrier->saturating;
+  const bool outer = loops_stay_here;
+  loops_stay_here = outer || carrier->saturating;
   const int code = carrier->task(user_context, i, carrier->closure);
-  in_saturating_loop = outer;
+  loops_stay_here = outer;
   if (code != 0) {
     HalideErrorText error;
     if (TakeHalideError(&error)) {
@@ -92,7 +93,7 @@ int RunOnHalidePool(void* user_context, halide_task_t task, int min, int size, u
 int LimitedParFor(void* user_context, halide_task_t task, int min, int size, uint8_t* closure) {
   const int limit = thread_limit.load(std::memory_order_relaxed);
   // On this thread alone: an error stays here.
-  if (size <= 1 || limit == 1 || in_saturating_loop) {
+  if (size <= 1 || limit == 1 || loops_stay_here) {
     return RunRange(user_context, task, min, min + size, closure);
   }
   const int allowed = limit > 0 ? limit : SpinningPoolMaxThreads();
@@ -119,6 +120,10 @@ void SetThreadLimit(int n) {
   thread_limit.store(n > 0 ? n : 0, std::memory_order_relaxed);
   halide_set_num_threads(n > 0 ? n : 0);
 }
+
+LoopsOnThisThread::LoopsOnThisThread() : outer_(loops_stay_here) { loops_stay_here = true; }
+
+LoopsOnThisThread::~LoopsOnThisThread() { loops_stay_here = outer_; }
 
 int ThreadsPerLoop() {
   const int limit = thread_limit.load(std::memory_order_relaxed);

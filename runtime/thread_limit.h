@@ -18,6 +18,18 @@ void SetThreadLimit(int n);
 // The threads a parallel loop runs on now: the limit, or one per core.
 int ThreadsPerLoop();
 
+// While one lives, the parallel loops this thread starts run on it alone.
+class LoopsOnThisThread {
+ public:
+  LoopsOnThisThread();
+  ~LoopsOnThisThread();
+  LoopsOnThisThread(const LoopsOnThisThread&) = delete;
+  LoopsOnThisThread& operator=(const LoopsOnThisThread&) = delete;
+
+ private:
+  const bool outer_;
+};
+
 // Installs the kernels' do_par_for (idempotent; every kernel call does):
 // besides the limit, it carries a Halide error a task reports on a pool
 // thread back to the thread running the loop, so the call's status has

@@ -10,6 +10,7 @@
 #include "HalideRuntime.h"
 #include "gtest/gtest.h"
 #include "runtime/halnorm_c.h"
+#include "runtime/thread_limit.h"
 
 namespace {
 
@@ -83,5 +84,13 @@ TEST(ThreadLimitTest, NestedLoopsStayWithinTheLimit) {
 }
 
 TEST(ThreadLimitTest, ZeroMeansDefaultAndRunsEverything) { EXPECT_GE(MaxConcurrency(0, 16), 1); }
+
+// What a small call the chooser runs serially gets (small_calls.h).
+TEST(ThreadLimitTest, LoopsOnThisThreadRunOnOne) {
+  {
+    halnorm::internal::LoopsOnThisThread here;
+    EXPECT_EQ(MaxConcurrency(2, 8), 1);
+  }
+}
 
 }  // namespace

@@ -1,0 +1,91 @@
+#include "runtime/small_calls.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "runtime/env_choice.h"
+#include "runtime/spinning_pool.h"
+#include "runtime/thread_limit.h"
+
+namespace halnorm::internal {
+namespace {
+
+// One call in kTrialEvery tries the way not preferred; one in kTimeEvery
+// (and every trial) is timed, so timing costs ~1% of a 1 us call.
+constexpr uint32_t kTrialEvery = 128, kTimeEvery = 8;
+
+// A way's cost after its first timing, which is dropped.
+constexpr float kWarmedUp = -1.f;
+
+// The chooser of each registered variant, by its place in AllVariants();
+// nullptr for a variant from elsewhere (tests build their own).
+SmallCallChooser* ChooserOf(const Variant& variant) {
+  static SmallCallChooser* const choosers = new SmallCallChooser[AllVariants().size()];
+  const absl::Span<const Variant> all = AllVariants();
+  if (&variant < all.data() || &variant >= all.data() + all.size()) return nullptr;
+  return &choosers[&variant - all.data()];
+}
+
+}  // namespace
+
+SmallCallChooser::Choice SmallCallChooser::Next() {
+  const uint32_t n = calls_.fetch_add(1, std::memory_order_relaxed);
+  const float split = split_cost_.load(std::memory_order_relaxed);
+  const float serial = serial_cost_.load(std::memory_order_relaxed);
+  // Each way is timed before either is preferred; the split first.
+  if (split <= 0.f) return {true, true, false};
+  if (serial <= 0.f) return {false, true, false};
+  const bool prefer_split = split <= serial;
+  const bool scheduled_trial = n % kTrialEvery == 0;
+  const bool retried_trial = !scheduled_trial && retry_trial_.load(std::memory_order_relaxed) &&
+                             retry_trial_.exchange(false, std::memory_order_relaxed);
+  if (scheduled_trial || retried_trial) return {!prefer_split, true, scheduled_trial && !prefer_split};
+  return {prefer_split, n % kTimeEvery == 0, false};
+}
+
+void SmallCallChooser::Record(const Choice& choice, float ns_per_kib, bool woke_workers) {
+  if (choice.split && woke_workers) {
+    if (choice.retry_if_woken) retry_trial_.store(true, std::memory_order_relaxed);
+    return;
+  }
+  std::atomic<float>& cost = choice.split ? split_cost_ : serial_cost_;
+  const float old = cost.load(std::memory_order_relaxed);
+  float now;
+  if (old == 0.f) {
+    now = kWarmedUp;  // a way's first call may have paid page faults
+  } else if (old == kWarmedUp) {
+    now = ns_per_kib;
+  } else {
+    // A quarter of the way to the new timing; one stalled call (an
+    // interrupt) counts as at most 4x.
+    now = old + (std::min(ns_per_kib, 4 * old) - old) / 4;
+  }
+  cost.store(now, std::memory_order_relaxed);
+}
+
+int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args, int64_t bytes) {
+  if (bytes > kSmallCallBytes || ThreadsPerLoop() < 2) return entry(args);
+  static const EnvChoice forced = ReadEnvChoice("HALNORM_SPLIT_SMALL_CALLS");
+  SmallCallChooser* chooser = forced == EnvChoice::kAuto ? ChooserOf(variant) : nullptr;
+  if (chooser == nullptr) {
+    std::optional<LoopsOnThisThread> here;
+    if (forced == EnvChoice::kNever) here.emplace();
+    return entry(args);
+  }
+  const SmallCallChooser::Choice choice = chooser->Next();
+  std::optional<LoopsOnThisThread> here;
+  if (!choice.split) here.emplace();
+  if (!choice.timed) return entry(args);
+  const uint32_t woken_before = LoopsThatWokeWorkers();
+  const auto start = std::chrono::steady_clock::now();
+  const int code = entry(args);
+  const std::chrono::duration<float, std::nano> took = std::chrono::steady_clock::now() - start;
+  if (code == 0 && bytes > 0) {
+    chooser->Record(choice, took.count() * 1024.f / static_cast<float>(bytes),
+                    LoopsThatWokeWorkers() != woken_before);
+  }
+  return code;
+}
+
+}  // namespace halnorm::internal
