@@ -6,9 +6,8 @@
 namespace halnorm::internal {
 namespace {
 
-// The floor: the backward's chunks have the same (row_norm_backward.cc
-// RowsPerChunk, measured there).
-constexpr int64_t kMinTaskBytes = 65536;
+// The floor (forward_tasks.h).
+constexpr int64_t kMinTaskBytes = 16384;
 
 }  // namespace
 

@@ -5,9 +5,14 @@
 // The knob is tuned for calls with rows to spare. A call with fewer rows
 // than threads x rows_per_task would leave threads idle (16 rows under
 // 16-row tasks ran on one of two threads), so there the rows are shared out
-// evenly, down to a floor of work per task below which handing a task to
-// another thread costs more than it saves (~2 us a call on the Intel VM:
-// LayerNorm bf16 16x128 1.4 -> 3.4 us split in two). LayerNorm bf16
+// evenly, down to a floor of 16 KiB a task: below it the hand-over costs
+// more than the task (~2 us a call on the Intel VM: LayerNorm bf16 16x128
+// 1.4 -> 3.4 us split in two). Above it a small call that splits badly runs
+// on one thread instead (small_calls.h), so the floor, 64 KiB before that,
+// went down: Zen 4 VM, 2 threads, GB/s, 64 KiB -> 16 KiB, 3 interleaved
+// runs: LayerNorm bf16 16x768 16.8 -> 21.7, f16 16x768 16.8 -> 21.7 (one
+// run with the vCPUs on one core: 17.4 -> 16.6), RMSNorm bf16 16x768 22.4
+// -> 27.5 (two runs of three); 16x128 and 1x16384 unchanged. LayerNorm bf16
 // forward on the Intel VM, us a call, 1 thread -> 2 threads sharing the
 // rows (the table's 16-row-task configs, which ran 2-thread calls as one
 // task): 16x4096 17.9 -> 12.2, 16x16384 59 -> 41, 5x16384 20.5 -> 18.5.

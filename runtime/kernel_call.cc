@@ -58,7 +58,8 @@ absl::Status KernelCall::Run() {
   InstallParallelLoop();
   ClearHalideError();  // a message left by an earlier failure is not this call's
   if (variant_.device != Device::kCpu) return RunOnDevice(variant_, entry_, args_, cuda_stream_);
-  return KernelStatus(RunCpuKernel(variant_, entry_, args_, BufferBytes()), variant_.name);
+  return KernelStatus(RunCpuKernel(variant_, entry_, args_, [this] { return BufferBytes(); }),
+                      variant_.name);
 }
 
 int64_t KernelCall::BufferBytes() const {

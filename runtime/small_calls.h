@@ -3,13 +3,16 @@
 //
 // Splitting a call of a few microseconds pays only while the threads' cores
 // do not share their L1/L2. The Zen 4 dev VM's two vCPUs spend phases of
-// seconds on the two hyperthreads of one core: a 256 KiB memcpy on both at
-// once then ran at half speed on each (4000 copies: 19 ms -> 36-40 ms), and
+// seconds on one physical core: a 256 KiB memcpy on both at once then ran
+// at half speed on each (4000 copies: 19 ms -> 36-40 ms), and
 // RMSNorm f32 forward 16x768 split in two took 3.2 us against 2.1 us on one
 // thread, where between those phases the split took 1.65-1.8 us. No fixed
-// choice is right in both phases, so each variant's small calls time both
-// ways as they run (a few calls in 8) and take the faster; one call in 32
-// tries the other way, so a change of phase is seen within ~100 calls.
+// choice is right in both phases, so each variant's small calls time the
+// way they take (one call in 8), and every 512 calls try the other way for
+// 8 calls in a row; whichever has lately been cheaper per byte is taken. A
+// change of phase is followed within ~16 calls when the way taken turns
+// dear, or ~1000 (a few ms) when the other turns cheap. Costs are per byte
+// and per variant: a variant's calls of different shapes share them.
 // Results do not change: they are the same for any thread count (README,
 // "Deterministic").
 #ifndef HALNORM_RUNTIME_SMALL_CALLS_H_
@@ -18,12 +21,14 @@
 #include <atomic>
 #include <cstdint>
 
+#include "absl/functional/function_ref.h"
 #include "runtime/variant_registry.h"
 
 namespace halnorm::internal {
 
-// Calls touching at most this many bytes are small: their split's gain is a
-// few microseconds at most, and timing one costs ~50 ns.
+// Calls touching at most this many bytes (up to ~20 us) are small: a trial
+// of the slower way costs them a few us at most, and timing one (two clock
+// reads, ~50 ns) little next to the call. Larger calls always split.
 inline constexpr int64_t kSmallCallBytes = int64_t{1} << 20;
 
 // One variant's record of its small calls (a class for the tests' sake).
@@ -32,9 +37,6 @@ class SmallCallChooser {
   struct Choice {
     bool split;  // false: the call's loops run on the caller's thread
     bool timed;  // the caller measures the call and reports it to Record
-    // A scheduled trial of the split: if its loop wakes the pool's threads,
-    // the next call tries the split again.
-    bool retry_if_woken;
   };
 
   // Thread-safe: concurrent calls may share a chooser (a lost update only
@@ -42,7 +44,8 @@ class SmallCallChooser {
   Choice Next();
   // A timed call's cost, in ns per KiB. woke_workers: its loop had to wake
   // (or start) pool threads, so it measured the wake-up, not the split: it
-  // is dropped (see retry_if_woken).
+  // is dropped. (Where calls come further apart than the pool's spin time,
+  // every split call wakes a worker: the split's cost then stays as it was.)
   void Record(const Choice& choice, float ns_per_kib, bool woke_workers);
 
  private:
@@ -50,14 +53,16 @@ class SmallCallChooser {
   // Smoothed costs, ns per KiB; 0 before the way's first timing, and
   // negative after it (it is dropped: it may have paid page faults).
   std::atomic<float> split_cost_{0.f}, serial_cost_{0.f};
-  std::atomic<bool> retry_trial_{false};
+  std::atomic<bool> trial_split_{false};  // the way the current trial takes
 };
 
-// Runs a CPU kernel (entry(args)) that touches `bytes`: as is, or, when it is
-// small and several threads are allowed, with its parallel loops where the
-// variant's chooser says. HALNORM_SPLIT_SMALL_CALLS=always or never fixes
-// the choice (benchmarks, A/B runs). Returns the kernel's code.
-int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args, int64_t bytes);
+// Runs a CPU kernel (entry(args)): as is, or, when several threads are
+// allowed and the call is small (bytes_of_call(), asked only then), with its
+// parallel loops where the variant's chooser says.
+// HALNORM_SPLIT_SMALL_CALLS=always or never fixes the choice (benchmarks,
+// A/B runs). Returns the kernel's code.
+int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args,
+                 absl::FunctionRef<int64_t()> bytes_of_call);
 
 }  // namespace halnorm::internal
 

@@ -34,9 +34,12 @@ TEST(ForwardTaskRowsTest, SharesFewLongRowsEvenly) {
 }
 
 TEST(ForwardTaskRowsTest, KeepsAFloorOfWorkPerTask) {
-  // 64 KiB: 128 rows of bf16 128, so a 16-row call stays one task; one row
-  // of f32 8192, so 16 of them go 2 to a task on 8 threads.
-  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 128 * 2, 2), 128);
+  // 16 KiB: 32 rows of bf16 128, so a 16-row call stays one task; 6 rows
+  // of bf16 768, so 16 of them go 8 to a task on 2 threads, and 6 to a
+  // task on 4; a quarter row of f32 8192, so 16 go 2 to a task on 8.
+  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 128 * 2, 2), 32);
+  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 768 * 2, 2), 8);
+  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 768 * 2, 4), 6);
   EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 8192 * 4, 8), 2);
   EXPECT_EQ(ForwardTaskRows(3, 1, 1 << 20, 8), 1);
 }
