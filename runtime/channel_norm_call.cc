@@ -209,7 +209,9 @@ absl::Status ChannelNormCall(const Args2d& a, const Variant* forced) {
     MoveToCudaDevice(bias.buffer());
   }
   KernelCall call(**chosen);
-  call.Bind(KernelArg::kWeight, weight.buffer()).Bind(KernelArg::kHasWeight, weight.present());
+  call.Bind(KernelArg::kWeight, weight.buffer())
+      .Bind(KernelArg::kHasWeight, weight.present())
+      .Touching((backward ? 3 : 2) * n * c * hw * DtypeBytes(x.dtype));
   if (!backward) {
     call.Bind(KernelArg::kBias, bias.buffer())
         .Bind(KernelArg::kHasBias, bias.present())

@@ -58,18 +58,7 @@ absl::Status KernelCall::Run() {
   InstallParallelLoop();
   ClearHalideError();  // a message left by an earlier failure is not this call's
   if (variant_.device != Device::kCpu) return RunOnDevice(variant_, entry_, args_, cuda_stream_);
-  return KernelStatus(RunCpuKernel(variant_, entry_, args_, [this] { return BufferBytes(); }),
-                      variant_.name);
-}
-
-int64_t KernelCall::BufferBytes() const {
-  int64_t bytes = 0;
-  for (int i = 0; i < metadata_.num_arguments; i++) {
-    if (metadata_.arguments[i].kind != halide_argument_kind_input_scalar) {
-      bytes += static_cast<int64_t>(static_cast<halide_buffer_t*>(args_[i])->size_in_bytes());
-    }
-  }
-  return bytes;
+  return KernelStatus(RunCpuKernel(variant_, entry_, args_, bytes_), variant_.name);
 }
 
 }  // namespace halnorm::internal

@@ -26,6 +26,14 @@ class KernelCall {
   KernelCall& Bind(KernelArg arg, bool value);
   KernelCall& Bind(KernelArg arg, int32_t value);
 
+  // The bytes the call reads and writes (x and y, ...), which decide whether
+  // a CPU call is small enough to run on one thread when that is faster
+  // (small_calls.h). Not given: the call runs as its kernel says.
+  KernelCall& Touching(int64_t bytes) {
+    bytes_ = bytes;
+    return *this;
+  }
+
   // GPU variants: the CUstream to launch on (device_call.h).
   KernelCall& OnCudaStream(void* cuda_stream) {
     cuda_stream_ = cuda_stream;
@@ -51,14 +59,12 @@ class KernelCall {
     return slot < kMaxArguments ? slot : -1;
   }
 
-  // What the bound buffers span: the bytes the call touches.
-  int64_t BufferBytes() const;
-
   const Variant& variant_;
   int (*const entry_)(void** args);  // the variant's argv or its twin's
   const halide_filter_metadata_t& metadata_;
   void* args_[kMaxArguments] = {};
   void* cuda_stream_ = nullptr;
+  int64_t bytes_ = 0;
   Scalar scalars_[kMaxArguments];  // args_ point into it
 };
 

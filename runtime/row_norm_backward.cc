@@ -291,6 +291,8 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kHasDresidual, a.opt.residual != nullptr)
       .Bind(KernelArg::kRowsPerChunk, rows_per_chunk)
       .Bind(KernelArg::kPrefetchRows, !on_cuda && PrefetchRows(request, StreamsWithTwin(request)))
+      .Touching((a.opt.residual != nullptr ? 4 : 3) * g.hidden * DtypeBytes(a.x->dtype) *
+                batch.rows())
       .OnCudaStream(a.opt.cuda_stream);
   for (int64_t i = 0; i < batch.piece_count(); i++) {
     const RowPiece piece = batch.Piece(i);

@@ -165,6 +165,7 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       .Bind(KernelArg::kWeightOffset, kernel_adds_offset ? a.opt.weight_offset : 0.f)
       .Bind(KernelArg::kResidualAlpha, a.opt.residual_alpha)
       .Bind(KernelArg::kEps, a.opt.eps)
+      .Touching(row_bytes * batch.rows())
       .OnCudaStream(a.opt.cuda_stream);
   for (int64_t i = 0; i < batch.piece_count(); i++) {
     batch.Bind(call, batch.Piece(i));

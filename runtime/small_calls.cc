@@ -65,11 +65,10 @@ void SmallCallChooser::Record(const Choice& choice, float ns_per_kib, bool woke_
   cost.store(now, std::memory_order_relaxed);
 }
 
-int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args,
-                 absl::FunctionRef<int64_t()> bytes_of_call) {
-  if (ThreadsPerLoop() < 2) return entry(args);
-  const int64_t bytes = bytes_of_call();
-  if (bytes > kSmallCallBytes) return entry(args);
+int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args, int64_t bytes) {
+  if (bytes < kTinyCallBytes || bytes > kSmallCallBytes || ThreadsPerLoop() < 2) {
+    return entry(args);
+  }
   static const EnvChoice forced = ReadEnvChoice("HALNORM_SPLIT_SMALL_CALLS");
   SmallCallChooser* chooser = forced == EnvChoice::kAuto ? ChooserOf(variant) : nullptr;
   if (chooser == nullptr) {
@@ -85,7 +84,7 @@ int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args,
   const auto start = std::chrono::steady_clock::now();
   const int code = entry(args);
   const std::chrono::duration<float, std::nano> took = std::chrono::steady_clock::now() - start;
-  if (code == 0 && bytes > 0) {
+  if (code == 0) {
     chooser->Record(choice, took.count() * 1024.f / static_cast<float>(bytes),
                     LoopsThatWokeWorkers() != woken_before);
   }

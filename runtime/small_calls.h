@@ -21,14 +21,17 @@
 #include <atomic>
 #include <cstdint>
 
-#include "absl/functional/function_ref.h"
 #include "runtime/variant_registry.h"
 
 namespace halnorm::internal {
 
-// Calls touching at most this many bytes (up to ~20 us) are small: a trial
+// Calls touching at most kSmallCallBytes (up to ~20 us) are small: a trial
 // of the slower way costs them a few us at most, and timing one (two clock
-// reads, ~50 ns) little next to the call. Larger calls always split.
+// reads, ~50 ns) little next to the call. Larger calls always split. Calls
+// under kTinyCallBytes (~1 us) run as their kernel says: the forward gives
+// them one task (forward_tasks.h), and choosing would cost them 3%
+// (RMSNorm f32 forward 16x128, 2 threads: 0.78 -> 0.81 us).
+inline constexpr int64_t kTinyCallBytes = int64_t{32} << 10;
 inline constexpr int64_t kSmallCallBytes = int64_t{1} << 20;
 
 // One variant's record of its small calls (a class for the tests' sake).
@@ -56,13 +59,12 @@ class SmallCallChooser {
   std::atomic<bool> trial_split_{false};  // the way the current trial takes
 };
 
-// Runs a CPU kernel (entry(args)): as is, or, when several threads are
-// allowed and the call is small (bytes_of_call(), asked only then), with its
-// parallel loops where the variant's chooser says.
-// HALNORM_SPLIT_SMALL_CALLS=always or never fixes the choice (benchmarks,
-// A/B runs). Returns the kernel's code.
-int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args,
-                 absl::FunctionRef<int64_t()> bytes_of_call);
+// Runs a CPU kernel (entry(args)) that reads and writes `bytes`: as is, or,
+// when several threads are allowed and the call is small, with its parallel
+// loops where the variant's chooser says. HALNORM_SPLIT_SMALL_CALLS=always
+// or never fixes that choice (benchmarks, A/B runs). Returns the kernel's
+// code.
+int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args, int64_t bytes);
 
 }  // namespace halnorm::internal
 
