@@ -28,9 +28,9 @@ namespace halnorm::internal {
 // Calls touching at most kSmallCallBytes (up to ~20 us) are small: a trial
 // of the slower way costs them a few us at most, and timing one (two clock
 // reads, ~50 ns) little next to the call. Larger calls always split. Calls
-// under kTinyCallBytes (~1 us) run as their kernel says: the forward gives
-// them one task (forward_tasks.h), and choosing would cost them 3%
-// (RMSNorm f32 forward 16x128, 2 threads: 0.78 -> 0.81 us).
+// under kTinyCallBytes (~1 us) run as their kernel says: the forward's
+// tasks have 16 KiB or more (forward_tasks.h), and choosing would cost them
+// 3% (RMSNorm f32 forward 16x128, 2 threads: 0.78 -> 0.81 us).
 inline constexpr int64_t kTinyCallBytes = int64_t{32} << 10;
 inline constexpr int64_t kSmallCallBytes = int64_t{1} << 20;
 
