@@ -71,12 +71,10 @@ int RunCpuKernel(const Variant& variant, int (*entry)(void** args), void** args,
   }
   static const EnvChoice forced = ReadEnvChoice("HALNORM_SPLIT_SMALL_CALLS");
   SmallCallChooser* chooser = forced == EnvChoice::kAuto ? ChooserOf(variant) : nullptr;
-  if (chooser == nullptr) {
-    std::optional<LoopsOnThisThread> here;
-    if (forced == EnvChoice::kNever) here.emplace();
-    return entry(args);
-  }
-  const SmallCallChooser::Choice choice = chooser->Next();
+  // Without a chooser (a forced way, or an unregistered variant) nothing is timed.
+  const SmallCallChooser::Choice choice =
+      chooser != nullptr ? chooser->Next()
+                         : SmallCallChooser::Choice{forced != EnvChoice::kNever, false};
   std::optional<LoopsOnThisThread> here;
   if (!choice.split) here.emplace();
   if (!choice.timed) return entry(args);
