@@ -28,7 +28,11 @@ namespace halnorm::internal {
 
 // The kernel's parallel loops run over tasks of rows along r and over the
 // b_extent lines; row_bytes: what one row reads and writes (x and y, and the
-// residual's two tensors where fused). INT32_MAX: no cap.
+// residual's two tensors where fused). Never more than r_extent: the kernel
+// walks a task's rows up to task_rows, empty ones included (as the backward
+// walks its chunks: row_norm_backward.cc RowsPerChunk), so an uncapped
+// 1-row call on a 64-row-task config stepped through 63 empty rows
+// (LayerNorm f32 1x2048, 1 thread: 1.18 -> 0.95 us a call).
 int32_t ForwardTaskRows(int64_t r_extent, int64_t b_extent, int64_t row_bytes, int threads);
 
 }  // namespace halnorm::internal

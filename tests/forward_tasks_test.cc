@@ -1,5 +1,6 @@
-// The CPU forward's task sizes (runtime/forward_tasks.h): no cap where every
-// thread already gets rows, an even share above a floor of work otherwise.
+// The CPU forward's task sizes (runtime/forward_tasks.h): a line's rows where
+// every thread already gets rows, an even share above a floor of work
+// otherwise, and never more rows than the call has.
 #include "runtime/forward_tasks.h"
 
 #include <cstdint>
@@ -10,17 +11,23 @@
 namespace halnorm::internal {
 namespace {
 
-constexpr int32_t kNoCap = std::numeric_limits<int32_t>::max();
 constexpr int64_t kBf16Row4096 = 2 * 4096 * 2;  // x and y
 
-TEST(ForwardTaskRowsTest, NoCapOnOneThread) {
-  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 1), kNoCap);
-  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 0), kNoCap);
+TEST(ForwardTaskRowsTest, WholeLinesOnOneThread) {
+  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 1), 16);
+  EXPECT_EQ(ForwardTaskRows(16, 1, kBf16Row4096, 0), 16);
+  EXPECT_EQ(ForwardTaskRows(1, 1, kBf16Row4096, 1), 1);
 }
 
-TEST(ForwardTaskRowsTest, NoCapWhenEveryThreadHasALine) {
-  EXPECT_EQ(ForwardTaskRows(16, 2, kBf16Row4096, 2), kNoCap);
-  EXPECT_EQ(ForwardTaskRows(1, 8, kBf16Row4096, 4), kNoCap);
+TEST(ForwardTaskRowsTest, WholeLinesWhenEveryThreadHasALine) {
+  EXPECT_EQ(ForwardTaskRows(16, 2, kBf16Row4096, 2), 16);
+  EXPECT_EQ(ForwardTaskRows(1, 8, kBf16Row4096, 4), 1);
+}
+
+// Lines of more than 2^31 - 1 rows (a kernel piece never has them, but the
+// cap is an int32): the cap saturates.
+TEST(ForwardTaskRowsTest, SaturatesAtInt32) {
+  EXPECT_EQ(ForwardTaskRows(int64_t{1} << 40, 1, 4, 1), std::numeric_limits<int32_t>::max());
 }
 
 TEST(ForwardTaskRowsTest, SharesFewLongRowsEvenly) {
@@ -34,10 +41,11 @@ TEST(ForwardTaskRowsTest, SharesFewLongRowsEvenly) {
 }
 
 TEST(ForwardTaskRowsTest, KeepsAFloorOfWorkPerTask) {
-  // 16 KiB: 32 rows of bf16 128, so a 16-row call stays one task; 6 rows
+  // 16 KiB: 32 rows of bf16 128, so a 16-row call stays one task of its 16
+  // rows (the floor never exceeds the rows there are); 6 rows
   // of bf16 768, so 16 of them go 8 to a task on 2 threads, and 6 to a
   // task on 4; a quarter row of f32 8192, so 16 go 2 to a task on 8.
-  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 128 * 2, 2), 32);
+  EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 128 * 2, 2), 16);
   EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 768 * 2, 2), 8);
   EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 768 * 2, 4), 6);
   EXPECT_EQ(ForwardTaskRows(16, 1, 2 * 8192 * 4, 8), 2);
