@@ -6,7 +6,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "HalideRuntime.h"
 #include "absl/status/status.h"
@@ -155,7 +154,6 @@ class RowBatch {
   int operand_count_ = 0;
   std::array<Operand, kMaxRowTensors> operands_;
   std::array<LeadingStrides, kMaxRowTensors> strides_;  // per operand, elements
-  std::vector<float> scratch_;
   RowDims dims_;
   PiecePlan plan_ = {};
   int64_t pieces_per_line_ = 1, line_groups_ = 1;

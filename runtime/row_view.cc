@@ -14,7 +14,7 @@ RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingS
     for (size_t t = 0; t < strides.size(); t++) dim.strides[t] = strides[t][d];
   }
   // Innermost first by that tensor's stride; stable keeps ties in order.
-  std::stable_sort(unfolded.dims.begin(), unfolded.dims.begin() + unfolded.count,
+  StableSortFew(unfolded.dims.begin(), unfolded.dims.begin() + unfolded.count,
                    [order_by](const RowDim& a, const RowDim& b) {
                      return a.strides[order_by] < b.strides[order_by];
                    });

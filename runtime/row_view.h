@@ -4,6 +4,7 @@
 #ifndef HALNORM_RUNTIME_ROW_VIEW_H_
 #define HALNORM_RUNTIME_ROW_VIEW_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -31,6 +32,17 @@ struct RowDims {
   int count = 0;
   std::array<RowDim, kMaxLeadingDims> dims;
 };
+
+// Sorts [first, last) by `less`, keeping ties in order: an insertion sort,
+// for the <= kMaxLeadingDims dims sorted here. (std::stable_sort allocates a
+// buffer even for three elements: malloc and free were 3% of a decode-shape
+// call.)
+template <typename It, typename Less>
+void StableSortFew(It first, It last, Less less) {
+  for (It i = first; i != last; ++i) {
+    for (It j = i; j != first && less(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+  }
+}
 
 // `extents` are the leading dims (outermost first, at most kMaxLeadingDims);
 // `strides[t]` are tensor t's strides for them (at most kMaxRowTensors

@@ -1,4 +1,5 @@
-// Per-thread reusable f32 scratch: a kernel call's partial sums, and
+// Per-thread reusable f32 scratch: a kernel call's partial sums, the
+// statistics a forward computes but the caller did not ask for, and
 // LayerNorm2d's parameter planes.
 #ifndef HALNORM_RUNTIME_SCRATCH_H_
 #define HALNORM_RUNTIME_SCRATCH_H_
@@ -9,7 +10,7 @@ namespace halnorm::internal {
 
 // What a scratch buffer holds: each use has its own, so a call may hold one
 // of each at once.
-enum class ScratchUse { kPartials, kChannelPlanes, kCount };
+enum class ScratchUse { kPartials, kStatistics, kChannelPlanes, kCount };
 
 // `count` floats of unspecified contents, valid until the next request for
 // the same use on this thread. Kept and reused: a fresh allocation over 128

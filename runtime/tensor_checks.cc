@@ -69,8 +69,6 @@ bool MayOverlapItself(const halnorm_tensor& t) {
 
 }  // namespace
 
-int64_t DtypeBytes(halnorm_dtype dtype) { return dtype == HALNORM_F32 ? 4 : 2; }
-
 int64_t KernelSpanLimit() { return kernel_span_limit; }
 
 ScopedKernelSpanLimitForTesting::ScopedKernelSpanLimitForTesting(int64_t max_span_bytes)
@@ -94,12 +92,6 @@ void RecordPiecesForTesting(bool split, bool chunks_shrunk) {
 std::string SpanLimitText(int64_t max_span_bytes) {
   if (max_span_bytes == kKernelMaxSpanBytes) return "2^31 bytes";
   return absl::StrCat(max_span_bytes + 1, " bytes");
-}
-
-int64_t NumElements(const halnorm_tensor& t) {
-  int64_t n = 1;
-  for (int d = 0; d < t.rank; d++) n *= t.shape[d];
-  return n;
 }
 
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
@@ -148,29 +140,21 @@ absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
   return absl::OkStatus();
 }
 
-absl::Status CheckShape(const halnorm_tensor& t, const char* name,
+absl::Status ShapeError(const halnorm_tensor& t, const char* name,
                         absl::Span<const int64_t> shape) {
-  if (Shape(t) == shape) return absl::OkStatus();
   return InvalidArgument(name, ": shape ", ShapeString(Shape(t)), " must be ", ShapeString(shape));
 }
 
-absl::Status CheckDtype(const halnorm_tensor& t, const char* name, halnorm_dtype want,
+absl::Status DtypeError(const halnorm_tensor& t, const char* name, halnorm_dtype want,
                         const char* reason) {
-  if (t.dtype == want) return absl::OkStatus();
   return InvalidArgument(name, ": dtype ", DtypeName(t.dtype), " must be ", DtypeName(want), " (",
                          reason, ")");
 }
 
-absl::Status CheckContiguousFrom(const halnorm_tensor& t, const char* name, int first) {
-  int64_t expected = 1;
-  for (int d = t.rank - 1; d >= first; d--) {
-    if (t.shape[d] != 1 && t.strides[d] != expected) {
-      return InvalidArgument(name, ": the normalized dims must be contiguous; dim ", d,
-                             " has stride ", t.strides[d], ", expected ", expected);
-    }
-    expected *= t.shape[d];
-  }
-  return absl::OkStatus();
+absl::Status ContiguityError(const halnorm_tensor& t, const char* name, int dim,
+                             int64_t expected) {
+  return InvalidArgument(name, ": the normalized dims must be contiguous; dim ", dim,
+                         " has stride ", t.strides[dim], ", expected ", expected);
 }
 
 absl::Status CheckOutputsDisjoint(absl::Span<const NamedTensor> outputs,
@@ -214,8 +198,7 @@ const char* DeviceName(halnorm_device device) {
   return device == HALNORM_CUDA ? "HALNORM_CUDA" : "HALNORM_CPU";
 }
 
-absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name, const halnorm_tensor& x) {
-  if (t.device == x.device) return absl::OkStatus();
+absl::Status DeviceError(const halnorm_tensor& t, const char* name, const halnorm_tensor& x) {
   return InvalidArgument(name, ": on ", DeviceName(t.device), " but x is on ",
                          DeviceName(x.device), " (a call's tensors share one device)");
 }

@@ -16,8 +16,12 @@
 
 namespace halnorm::internal {
 
-int64_t DtypeBytes(halnorm_dtype dtype);
-int64_t NumElements(const halnorm_tensor& t);
+inline int64_t DtypeBytes(halnorm_dtype dtype) { return dtype == HALNORM_F32 ? 4 : 2; }
+inline int64_t NumElements(const halnorm_tensor& t) {
+  int64_t n = 1;
+  for (int d = 0; d < t.rank; d++) n *= t.shape[d];
+  return n;
+}
 
 // The kernels are compiled without Halide's large_buffers, so one kernel
 // call addresses each buffer it takes with 32-bit offsets: at most
@@ -78,18 +82,49 @@ const char* DeviceName(halnorm_device device);
 halnorm_tensor DenseTensor(void* data, halnorm_dtype dtype, halnorm_device device,
                            const std::vector<int64_t>& shape);
 
+// The checks below run on every tensor of every call, so their passing case
+// is inline (at decode shapes the calls to them were a visible share of a
+// call); the *Error functions build the messages.
+absl::Status DeviceError(const halnorm_tensor& t, const char* name, const halnorm_tensor& x);
+absl::Status ShapeError(const halnorm_tensor& t, const char* name,
+                        absl::Span<const int64_t> shape);
+absl::Status DtypeError(const halnorm_tensor& t, const char* name, halnorm_dtype want,
+                        const char* reason);
+absl::Status ContiguityError(const halnorm_tensor& t, const char* name, int dim,
+                             int64_t expected);
+
 // `t` is on x's device.
-absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name, const halnorm_tensor& x);
+inline absl::Status CheckSameDevice(const halnorm_tensor& t, const char* name,
+                                    const halnorm_tensor& x) {
+  if (t.device == x.device) return absl::OkStatus();
+  return DeviceError(t, name, x);
+}
 
 // `t` has exactly `shape`.
-absl::Status CheckShape(const halnorm_tensor& t, const char* name, absl::Span<const int64_t> shape);
+inline absl::Status CheckShape(const halnorm_tensor& t, const char* name,
+                               absl::Span<const int64_t> shape) {
+  bool same = static_cast<size_t>(t.rank) == shape.size();
+  for (size_t d = 0; same && d < shape.size(); d++) same = t.shape[d] == shape[d];
+  if (same) return absl::OkStatus();
+  return ShapeError(t, name, shape);
+}
 
 // `t` has dtype `want`; `reason` says what it must match ("x", "f32 statistics").
-absl::Status CheckDtype(const halnorm_tensor& t, const char* name, halnorm_dtype want,
-                        const char* reason);
+inline absl::Status CheckDtype(const halnorm_tensor& t, const char* name, halnorm_dtype want,
+                               const char* reason) {
+  if (t.dtype == want) return absl::OkStatus();
+  return DtypeError(t, name, want, reason);
+}
 
 // Dims [first, rank) form one contiguous run (innermost stride 1).
-absl::Status CheckContiguousFrom(const halnorm_tensor& t, const char* name, int first);
+inline absl::Status CheckContiguousFrom(const halnorm_tensor& t, const char* name, int first) {
+  int64_t expected = 1;
+  for (int d = t.rank - 1; d >= first; d--) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return ContiguityError(t, name, d, expected);
+    expected *= t.shape[d];
+  }
+  return absl::OkStatus();
+}
 
 using NamedTensor = std::pair<const char*, const halnorm_tensor*>;
 
