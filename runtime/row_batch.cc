@@ -168,7 +168,7 @@ int64_t RowBatch::folded_stride(int d, KernelArg arg) const {
   return dims_.dims[d].strides[OperandIndex(arg)];
 }
 
-void RowBatch::FoldOrderedBy(KernelArg order_by) {
+void RowBatch::PlaceScratch() {
   const auto operands = absl::MakeSpan(operands_.data(), operand_count_);
   size_t scratch_rows = 0;
   for (const Operand& op : operands) scratch_rows += op.per_row && op.data == nullptr;
@@ -182,6 +182,10 @@ void RowBatch::FoldOrderedBy(KernelArg order_by) {
       next_scratch += rows_;
     }
   }
+}
+
+void RowBatch::FoldOrderedBy(KernelArg order_by) {
+  PlaceScratch();
   dims_ = FoldRowDims(leading_, absl::MakeConstSpan(strides_.data(), operand_count_),
                       OperandIndex(order_by));
   while (dims_.count < kMaxLeadingDims) dims_.dims[dims_.count++] = RowDim{1, {}};
@@ -208,6 +212,14 @@ absl::Status RowBatch::Split(const PiecePartials& partials) {
   RecordPiecesForTesting(piece_count() > outer_extent(),
                          plan_.rows_per_slot != partials.rows_per_slot);
   return absl::OkStatus();
+}
+
+void RowBatch::Adopt(const Layout& layout) {
+  PlaceScratch();
+  dims_ = layout.dims;
+  plan_ = layout.plan;
+  pieces_per_line_ = layout.pieces_per_line;
+  line_groups_ = layout.line_groups;
 }
 
 int64_t RowBatch::piece_count() const { return outer_extent() * line_groups_ * pieces_per_line_; }

@@ -123,6 +123,18 @@ class RowBatch {
   // outer index unless the tensors are past the limit.
   absl::Status Split(const PiecePartials& partials);
   const PiecePlan& plan() const { return plan_; }
+  // The fold and the pieces, which follow from the tensors' shapes, strides
+  // and dtypes (and the span limit) alone. A batch made of tensors with the
+  // same of those may Adopt() them instead of Fold() and Split(), and skip
+  // working them out again (call_memo.h).
+  struct Layout {
+    RowDims dims;
+    PiecePlan plan;
+    int64_t pieces_per_line, line_groups;
+  };
+  Layout layout() const { return {dims_, plan_, pieces_per_line_, line_groups_}; }
+  void Adopt(const Layout& layout);
+
   // Pieces along r in one line (1 unless lines are split).
   int64_t pieces_per_line() const { return pieces_per_line_; }
   // Pieces in their fixed order: outer index, then lines, then rows.
@@ -147,6 +159,8 @@ class RowBatch {
     const char* name;
   };
   LeadingStrides DenseStridesLikeFirst() const;
+  // Points the per-row operands given as null at scratch.
+  void PlaceScratch();
   int OperandIndex(KernelArg arg) const;
 
   int64_t hidden_, rows_ = 1;

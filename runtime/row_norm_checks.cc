@@ -23,12 +23,16 @@ absl::Status CheckInputAndOptions(const halnorm_tensor* x, const char* name,
     return absl::FailedPreconditionError(
         absl::StrCat(name, ": device HALNORM_CUDA is not available in this build (CPU only)"));
   }
-  if (!(opt.eps >= 0.f) || !std::isfinite(opt.eps)) {
-    return InvalidArgument("opt->eps must be finite and >= 0, got ", opt.eps);
-  }
   if (opt.normalized_rank < 1 || opt.normalized_rank > x->rank) {
     return InvalidArgument("opt->normalized_rank must be 1..", x->rank, " (", name,
                            "'s rank), got ", opt.normalized_rank);
+  }
+  return CheckOptionScalars(opt);
+}
+
+absl::Status CheckOptionScalars(const halnorm_norm_options& opt) {
+  if (!(opt.eps >= 0.f) || !std::isfinite(opt.eps)) {
+    return InvalidArgument("opt->eps must be finite and >= 0, got ", opt.eps);
   }
   if (!std::isfinite(opt.weight_offset)) {
     return InvalidArgument("opt->weight_offset must be finite, got ", opt.weight_offset);

@@ -28,6 +28,9 @@ halnorm_norm_options OptionsOrDefaults(const halnorm_norm_options* opt);
 // x is a valid tensor and `opt` fits it (eps, normalized_rank, scalars).
 absl::Status CheckInputAndOptions(const halnorm_tensor* x, const char* name,
                                   const halnorm_norm_options& opt);
+// The options' values (eps, weight_offset, residual_alpha); part of
+// CheckInputAndOptions.
+absl::Status CheckOptionScalars(const halnorm_norm_options& opt);
 RowGeometry GeometryOf(const halnorm_tensor& x, const halnorm_norm_options& opt);
 
 // Same dtype and shape as x, normalized dims contiguous (y, dy, dx, residual).

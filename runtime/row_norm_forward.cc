@@ -4,9 +4,11 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/call_memo.h"
 #include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
+#include "runtime/dispatch_tuning.h"
 #include "runtime/forward_tasks.h"
 #include "runtime/kernel_call.h"
 #include "runtime/kernel_param.h"
@@ -35,6 +37,14 @@ struct ForwardArgs {
   bool params_per_row = false;
 };
 
+absl::Status CheckDisjoint(const ForwardArgs& a) {
+  const NamedTensor outputs[] = {
+      {"y", a.y}, {"opt->residual_out", a.opt.residual_out}, {"mean", a.mean}, {"rstd", a.rstd}};
+  const NamedTensor inputs[] = {
+      {"x", a.x}, {"opt->residual", a.opt.residual}, {"weight", a.weight}, {"bias", a.bias}};
+  return CheckOutputsDisjoint(outputs, inputs);
+}
+
 absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
   const halnorm_tensor& x = *a.x;
   // x first: an output made like a bad x must not take the blame.
@@ -62,11 +72,64 @@ absl::Status Check(const ForwardArgs& a, const RowGeometry& g) {
   if (a.mean) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.mean, "mean", x, g));
   if (a.rstd) HALNORM_RETURN_IF_ERROR(CheckPerRow(a.rstd, "rstd", x, g));
   if (g.hidden == 0) return InvalidArgument("x: the normalized dims are empty");
-  const NamedTensor outputs[] = {
-      {"y", a.y}, {"opt->residual_out", a.opt.residual_out}, {"mean", a.mean}, {"rstd", a.rstd}};
-  const NamedTensor inputs[] = {
-      {"x", a.x}, {"opt->residual", a.opt.residual}, {"weight", a.weight}, {"bias", a.bias}};
-  return CheckOutputsDisjoint(outputs, inputs);
+  return CheckDisjoint(a);
+}
+
+// A call whose geometry passed Check() before (call_memo.h): the checks
+// that depend on the data pointers and the options' values, in Check()'s order.
+absl::Status CheckDataAndScalars(const ForwardArgs& a) {
+  HALNORM_RETURN_IF_ERROR(CheckTensorData(*a.x, "x"));
+  HALNORM_RETURN_IF_ERROR(CheckOptionScalars(a.opt));
+  const NamedTensor others[] = {{"y", a.y},           {"opt->residual", a.opt.residual},
+                                {"opt->residual_out", a.opt.residual_out},
+                                {"weight", a.weight}, {"bias", a.bias},
+                                {"mean", a.mean},     {"rstd", a.rstd}};
+  for (const auto& [name, t] : others) {
+    if (t != nullptr) HALNORM_RETURN_IF_ERROR(CheckTensorData(*t, name));
+  }
+  return CheckDisjoint(a);
+}
+
+// What a CPU forward works out from its geometry (call_memo.h). The key
+// holds every input of that work that may change while a process runs;
+// the rest (CPU features, cache size, environment) is read once.
+struct ForwardKey {
+  int32_t op, normalized_rank, params_per_row;
+  int32_t padding;  // zero: keys compare bytewise
+  const DispatchTuning* tuning;  // each table ever loaded stays alive: a unique id
+  TensorGeometry x, y, residual, residual_out, weight, bias, mean, rstd;
+};
+
+struct ForwardPlan {
+  const Variant* variant;
+  bool native_params;
+  RowBatch::Layout layout;
+};
+
+thread_local CallMemo<ForwardKey, ForwardPlan> forward_plans;
+
+// CPU calls that let dispatch choose, unless something must see each
+// choice being made: HALNORM_VERBOSE=dispatch prints it, and a test's span
+// limit counts the pieces planned.
+bool Memoizable(const ForwardArgs& a, const Variant* forced) {
+  return forced == nullptr && a.x != nullptr && a.x->device == HALNORM_CPU &&
+         !VerboseDispatch() && KernelSpanLimit() == kKernelMaxSpanBytes;
+}
+
+ForwardKey KeyOf(const ForwardArgs& a) {
+  return {static_cast<int32_t>(a.op),
+          a.opt.normalized_rank,
+          a.params_per_row,
+          0,
+          &CurrentDispatchTuning(),
+          TensorGeometry::Of(a.x),
+          TensorGeometry::Of(a.y),
+          TensorGeometry::Of(a.opt.residual),
+          TensorGeometry::Of(a.opt.residual_out),
+          TensorGeometry::Of(a.weight),
+          TensorGeometry::Of(a.bias),
+          TensorGeometry::Of(a.mean),
+          TensorGeometry::Of(a.rstd)};
 }
 
 // Whether weight and bias go to the kernel as the caller's 16-bit tensors
@@ -82,9 +145,20 @@ bool NativeParams(const ForwardArgs& a, const KernelRequest& request, const Vari
 }
 
 absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
-  HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
+  const bool memoizable = Memoizable(a, variant);
+  ForwardKey key;
+  const ForwardPlan* remembered = nullptr;
+  if (memoizable) {
+    key = KeyOf(a);
+    remembered = forward_plans.Find(key);
+  }
+  if (remembered != nullptr) {
+    HALNORM_RETURN_IF_ERROR(CheckDataAndScalars(a));
+  } else {
+    HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
+  }
   const RowGeometry g = GeometryOf(*a.x, a.opt);
-  HALNORM_RETURN_IF_ERROR(Check(a, g));
+  if (remembered == nullptr) HALNORM_RETURN_IF_ERROR(Check(a, g));
   const bool on_cuda = a.x->device == HALNORM_CUDA;
   const bool residual = a.opt.residual != nullptr;
   RowBatch batch(g.hidden, g.leading_extents);
@@ -94,8 +168,10 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
           : 1;
   KernelRequest request{a.op,     Direction::kForward, a.x->dtype,  residual,
                         g.hidden, batch.rows(),        a.x->device, vector_alignment};
-  request.native_params = NativeParams(a, request, variant);
-  absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
+  request.native_params =
+      remembered ? remembered->native_params : NativeParams(a, request, variant);
+  absl::StatusOr<const Variant*> chosen =
+      remembered ? remembered->variant : ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
   if (batch.rows() == 0) return absl::OkStatus();
 
@@ -151,10 +227,15 @@ absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
       batch.AddRows(arg, a.params_per_row ? *given : param->OverRowsOf(*a.x, g.leading), name);
     }
   }
-  batch.Fold();
-  // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
-  // (row_batch.h); rows are independent, so the pieces change no result.
-  HALNORM_RETURN_IF_ERROR(batch.Split(PiecePartials{}));
+  if (remembered != nullptr) {
+    batch.Adopt(remembered->layout);
+  } else {
+    batch.Fold();
+    // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
+    // (row_batch.h); rows are independent, so the pieces change no result.
+    HALNORM_RETURN_IF_ERROR(batch.Split(PiecePartials{}));
+    if (memoizable) forward_plans.Remember(key, {*chosen, request.native_params, batch.layout()});
+  }
 
   const int64_t row_bytes = (residual ? 4 : 2) * g.hidden * DtypeBytes(a.x->dtype);
   KernelCall call(**chosen, UseStreamingStores(request, **chosen));

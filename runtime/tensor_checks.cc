@@ -124,16 +124,25 @@ absl::Status CheckTensor(const halnorm_tensor* t, const char* name) {
     }
   }
   if (elements == 0) return absl::OkStatus();
-  if (t->data == nullptr) return InvalidArgument(name, ": data is null");
+  return CheckTensorData(*t, name);
+}
+
+absl::Status CheckTensorData(const halnorm_tensor& t, const char* name) {
+  int64_t last = 0;
+  for (int d = 0; d < t.rank; d++) {
+    if (t.shape[d] == 0) return absl::OkStatus();
+    last += (t.shape[d] - 1) * t.strides[d];  // cannot overflow: CheckTensor passed
+  }
+  if (t.data == nullptr) return InvalidArgument(name, ": data is null");
   // The runtime offsets pointers by bytes (pieces of a call, overlap
   // checks): those must fit too, and stay inside the address space.
   int64_t span_bytes;
   if (__builtin_add_overflow(last, 1, &span_bytes) ||
-      __builtin_mul_overflow(span_bytes, DtypeBytes(t->dtype), &span_bytes)) {
-    return InvalidArgument(name, ": shape ", ShapeString(Shape(*t)),
+      __builtin_mul_overflow(span_bytes, DtypeBytes(t.dtype), &span_bytes)) {
+    return InvalidArgument(name, ": shape ", ShapeString(Shape(t)),
                            " with its strides overflows 64-bit byte offsets");
   }
-  if (reinterpret_cast<uintptr_t>(t->data) > UINTPTR_MAX - static_cast<uintptr_t>(span_bytes)) {
+  if (reinterpret_cast<uintptr_t>(t.data) > UINTPTR_MAX - static_cast<uintptr_t>(span_bytes)) {
     return InvalidArgument(name, ": its ", span_bytes,
                            " bytes from data run past the end of the address space");
   }

@@ -75,6 +75,10 @@ std::string SpanLimitText(int64_t max_span_bytes);
 // non-empty, and element and byte offsets that fit in int64 (any size past
 // that is the op's to split or refuse: see kKernelMaxSpanBytes).
 absl::Status CheckTensor(const halnorm_tensor* t, const char* name);
+// The part of CheckTensor that depends on where the data is: non-null data
+// when non-empty, and byte offsets that fit in int64 and the address space.
+// Only for a tensor whose descriptor passed CheckTensor (call_memo.h).
+absl::Status CheckTensorData(const halnorm_tensor& t, const char* name);
 
 const char* DeviceName(halnorm_device device);
 
