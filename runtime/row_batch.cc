@@ -132,8 +132,8 @@ LeadingStrides RowBatch::DenseStridesLikeFirst() const {
   const LeadingStrides& x_strides = strides_[0];
   std::array<size_t, kMaxLeadingDims> order;
   for (size_t d = 0; d < leading_.size(); d++) order[d] = d;
-  StableSortFew(order.begin(), order.begin() + leading_.size(),
-                   [&](size_t a, size_t b) { return x_strides[a] < x_strides[b]; });
+  StableSortFew(order, leading_.size(),
+                [&](size_t a, size_t b) { return x_strides[a] < x_strides[b]; });
   LeadingStrides strides;
   int64_t dense = 1;
   for (size_t i = 0; i < leading_.size(); i++) {

@@ -1,7 +1,5 @@
 #include "runtime/row_view.h"
 
-#include <algorithm>
-
 namespace halnorm::internal {
 
 RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingStrides> strides,
@@ -14,10 +12,9 @@ RowDims FoldRowDims(absl::Span<const int64_t> extents, absl::Span<const LeadingS
     for (size_t t = 0; t < strides.size(); t++) dim.strides[t] = strides[t][d];
   }
   // Innermost first by that tensor's stride; stable keeps ties in order.
-  StableSortFew(unfolded.dims.begin(), unfolded.dims.begin() + unfolded.count,
-                   [order_by](const RowDim& a, const RowDim& b) {
-                     return a.strides[order_by] < b.strides[order_by];
-                   });
+  StableSortFew(unfolded.dims, unfolded.count, [order_by](const RowDim& a, const RowDim& b) {
+    return a.strides[order_by] < b.strides[order_by];
+  });
   RowDims folded;
   for (int d = 0; d < unfolded.count; d++) {
     const RowDim& dim = unfolded.dims[d];

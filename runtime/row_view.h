@@ -4,9 +4,10 @@
 #ifndef HALNORM_RUNTIME_ROW_VIEW_H_
 #define HALNORM_RUNTIME_ROW_VIEW_H_
 
-#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "absl/types/span.h"
 
@@ -33,14 +34,14 @@ struct RowDims {
   std::array<RowDim, kMaxLeadingDims> dims;
 };
 
-// Sorts [first, last) by `less`, keeping ties in order: an insertion sort,
-// for the <= kMaxLeadingDims dims sorted here. (std::stable_sort allocates a
-// buffer even for three elements: malloc and free were 3% of a decode-shape
-// call.)
-template <typename It, typename Less>
-void StableSortFew(It first, It last, Less less) {
-  for (It i = first; i != last; ++i) {
-    for (It j = i; j != first && less(*j, *(j - 1)); --j) std::iter_swap(j, j - 1);
+// Sorts the first `count` elements of `a` by `less`, keeping ties in order:
+// an insertion sort, for the <= kMaxLeadingDims dims sorted here.
+// (std::stable_sort allocates a buffer even for three elements: malloc and
+// free were 3% of a decode-shape call.)
+template <typename T, size_t N, typename Less>
+void StableSortFew(std::array<T, N>& a, size_t count, Less less) {
+  for (size_t i = 1; i < count; i++) {
+    for (size_t j = i; j > 0 && less(a[j], a[j - 1]); j--) std::swap(a[j], a[j - 1]);
   }
 }
 
