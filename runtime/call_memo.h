@@ -22,8 +22,15 @@
 #include <type_traits>
 
 #include "runtime/halnorm_c.h"
+#include "runtime/variant_registry.h"
 
 namespace halnorm::internal {
+
+// Whether a call may use a memo: CPU tensors and dispatch's own choice
+// (`forced` null), unless something must see each choice being made:
+// HALNORM_VERBOSE=dispatch prints it, and a test's span limit counts the
+// pieces planned.
+bool MemoApplies(const halnorm_tensor* x, const Variant* forced);
 
 // A tensor's descriptor without its data pointer. Zeroed past its rank, and
 // all zero for an absent tensor, so equal descriptors compare equal bytewise.

@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/call_memo.h"
 #include "runtime/cuda_dispatch.h"
 #include "runtime/cuda_tensors.h"
 #include "runtime/dispatch.h"
+#include "runtime/dispatch_tuning.h"
 #include "runtime/feature_layout.h"
 #include "runtime/half_float.h"
 #include "runtime/kernel_buffer.h"
@@ -45,6 +47,14 @@ struct BackwardArgs {
   const FeatureLayout* channels = nullptr;
 };
 
+absl::Status CheckDisjoint(const BackwardArgs& a) {
+  const NamedTensor outputs[] = {{"dx", a.dx}, {"dweight", a.dweight}, {"dbias", a.dbias}};
+  const NamedTensor inputs[] = {{"dy", a.dy},         {"x", a.x},
+                                {"mean", a.mean},     {"rstd", a.rstd},
+                                {"weight", a.weight}, {"opt->residual", a.opt.residual}};
+  return CheckOutputsDisjoint(outputs, inputs);
+}
+
 absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
   const halnorm_tensor& x = *a.x;
   HALNORM_RETURN_IF_ERROR(CheckContiguousFrom(x, "x", g.leading));
@@ -66,11 +76,54 @@ absl::Status Check(const BackwardArgs& a, const RowGeometry& g) {
     if (a.dbias) HALNORM_RETURN_IF_ERROR(CheckPerFeature(a.dbias, "dbias", x, g));
   }
   if (g.hidden == 0) return InvalidArgument("x: the normalized dims are empty");
-  const NamedTensor outputs[] = {{"dx", a.dx}, {"dweight", a.dweight}, {"dbias", a.dbias}};
-  const NamedTensor inputs[] = {{"dy", a.dy},         {"x", a.x},
+  return CheckDisjoint(a);
+}
+
+// A call whose geometry passed Check() before (call_memo.h): the checks
+// that depend on the data pointers and the options' values, in Check()'s order.
+absl::Status CheckDataAndScalars(const BackwardArgs& a) {
+  HALNORM_RETURN_IF_ERROR(CheckTensorData(*a.x, "x"));
+  HALNORM_RETURN_IF_ERROR(CheckOptionScalars(a.opt));
+  const NamedTensor others[] = {{"dy", a.dy},         {"dx", a.dx},
                                 {"mean", a.mean},     {"rstd", a.rstd},
-                                {"weight", a.weight}, {"opt->residual", a.opt.residual}};
-  return CheckOutputsDisjoint(outputs, inputs);
+                                {"opt->residual", a.opt.residual},
+                                {"weight", a.weight}, {"dweight", a.dweight},
+                                {"dbias", a.dbias}};
+  for (const auto& [name, t] : others) {
+    if (t != nullptr) HALNORM_RETURN_IF_ERROR(CheckTensorData(*t, name));
+  }
+  return CheckDisjoint(a);
+}
+
+// What a CPU backward works out from its geometry (call_memo.h): as the
+// forward's (row_norm_forward.cc), for the backward's tensors.
+struct BackwardKey {
+  int32_t op, normalized_rank;
+  const DispatchTuning* tuning;
+  TensorGeometry dy, x, mean, rstd, weight, residual, residual_out, dx, dweight, dbias;
+};
+
+struct BackwardPlan {
+  const Variant* variant;
+  RowBatch::Layout layout;  // its plan's rows_per_slot: the chunk rows
+};
+
+thread_local CallMemo<BackwardKey, BackwardPlan> backward_plans;
+
+BackwardKey KeyOf(const BackwardArgs& a) {
+  return {static_cast<int32_t>(a.op),
+          a.opt.normalized_rank,
+          &CurrentDispatchTuning(),
+          TensorGeometry::Of(a.dy),
+          TensorGeometry::Of(a.x),
+          TensorGeometry::Of(a.mean),
+          TensorGeometry::Of(a.rstd),
+          TensorGeometry::Of(a.weight),
+          TensorGeometry::Of(a.opt.residual),
+          TensorGeometry::Of(a.opt.residual_out),
+          TensorGeometry::Of(a.dx),
+          TensorGeometry::Of(a.dweight),
+          TensorGeometry::Of(a.dbias)};
 }
 
 // Rows per dweight/dbias chunk (a chunk is a parallel task). At most what
@@ -159,16 +212,29 @@ int GpuRowsPerChunk(int64_t rows) {
 }
 
 absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
-  HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
+  // LayerNorm2d's calls (channels) have planes and sums of their own.
+  const bool memoizable = MemoApplies(a.x, variant) && a.channels == nullptr;
+  BackwardKey key;
+  const BackwardPlan* remembered = nullptr;
+  if (memoizable) {
+    key = KeyOf(a);
+    remembered = backward_plans.Find(key);
+  }
+  if (remembered != nullptr) {
+    HALNORM_RETURN_IF_ERROR(CheckDataAndScalars(a));
+  } else {
+    HALNORM_RETURN_IF_ERROR(CheckInputAndOptions(a.x, "x", a.opt));
+  }
   const RowGeometry g = GeometryOf(*a.x, a.opt);
-  HALNORM_RETURN_IF_ERROR(Check(a, g));
+  if (remembered == nullptr) HALNORM_RETURN_IF_ERROR(Check(a, g));
   const bool on_cuda = a.x->device == HALNORM_CUDA;
   RowBatch batch(g.hidden, g.leading_extents);
   const int vector_alignment =  // only CUDA dispatch reads it
       on_cuda ? RowVectorAlignment(g.hidden, g.leading, {a.dy, a.x, a.dx, a.opt.residual}) : 1;
   const KernelRequest request{a.op,     Direction::kBackward, a.x->dtype,  false,
                               g.hidden, batch.rows(),         a.x->device, vector_alignment};
-  absl::StatusOr<const Variant*> chosen = ChooseVariant(request, variant);
+  absl::StatusOr<const Variant*> chosen =
+      remembered ? remembered->variant : ChooseVariant(request, variant);
   if (!chosen.ok()) return chosen.status();
   std::unique_ptr<CudaCall> cuda;
   if (on_cuda) {
@@ -227,7 +293,9 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   } else {
     batch.AddUnread(KernelArg::kWeight, weight_rows, "weight");
   }
-  if (a.channels) {
+  if (remembered != nullptr) {
+    batch.Adopt(remembered->layout);
+  } else if (a.channels) {
     // Rows that share a plane row (stride 0) along r, so that the chunks
     // along r, whose dweight/dbias are summed together, share their
     // channels: LayerNorm2d over HW's samples rather than its channels.
@@ -242,17 +310,20 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
   const bool gpu = (*chosen)->device != Device::kCpu;
   const int64_t r_extent = batch.folded_extent(0);
   const int64_t b_extent = batch.folded_extent(1);
-  // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
-  // (row_batch.h). A piece that splits a line starts on a chunk boundary and
-  // writes its chunks' partials where an unsplit call would: the sums below
-  // are bitwise those of one kernel call over the whole tensor.
-  // Per channel, rows along r with different plane rows (LayerNorm2d over
-  // HW with one sample: rows are channels) need a chunk each.
-  const bool one_row_chunks = a.channels && batch.folded_stride(0, KernelArg::kWeight) != 0;
-  const PiecePartials partials{
-      "x", g.hidden * 4,
-      gpu ? 0 : (one_row_chunks ? 1 : RowsPerChunk(r_extent, g.hidden, a.x->dtype))};
-  HALNORM_RETURN_IF_ERROR(batch.Split(partials));
+  if (remembered == nullptr) {
+    // Tensors past the kernels' 32-bit offsets run in pieces of whole rows
+    // (row_batch.h). A piece that splits a line starts on a chunk boundary
+    // and writes its chunks' partials where an unsplit call would: the sums
+    // below are bitwise those of one kernel call over the whole tensor.
+    // Per channel, rows along r with different plane rows (LayerNorm2d over
+    // HW with one sample: rows are channels) need a chunk each.
+    const bool one_row_chunks = a.channels && batch.folded_stride(0, KernelArg::kWeight) != 0;
+    const PiecePartials partials{
+        "x", g.hidden * 4,
+        gpu ? 0 : (one_row_chunks ? 1 : RowsPerChunk(r_extent, g.hidden, a.x->dtype))};
+    HALNORM_RETURN_IF_ERROR(batch.Split(partials));
+    if (memoizable) backward_plans.Remember(key, {*chosen, batch.layout()});
+  }
 
   const halide_type_t f32 = HalideType(HALNORM_F32);
 

@@ -108,14 +108,6 @@ struct ForwardPlan {
 
 thread_local CallMemo<ForwardKey, ForwardPlan> forward_plans;
 
-// CPU calls that let dispatch choose, unless something must see each
-// choice being made: HALNORM_VERBOSE=dispatch prints it, and a test's span
-// limit counts the pieces planned.
-bool Memoizable(const ForwardArgs& a, const Variant* forced) {
-  return forced == nullptr && a.x != nullptr && a.x->device == HALNORM_CPU &&
-         !VerboseDispatch() && KernelSpanLimit() == kKernelMaxSpanBytes;
-}
-
 ForwardKey KeyOf(const ForwardArgs& a) {
   return {static_cast<int32_t>(a.op),
           a.opt.normalized_rank,
@@ -145,7 +137,7 @@ bool NativeParams(const ForwardArgs& a, const KernelRequest& request, const Vari
 }
 
 absl::Status Forward(const ForwardArgs& a, const Variant* variant) {
-  const bool memoizable = Memoizable(a, variant);
+  const bool memoizable = MemoApplies(a.x, variant);
   ForwardKey key;
   const ForwardPlan* remembered = nullptr;
   if (memoizable) {

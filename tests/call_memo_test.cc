@@ -1,6 +1,6 @@
 // The per-thread memo of what a call works out from its tensors' geometry
-// (runtime/call_memo.h): the memo and its keys, and forward calls through
-// the C API that find their geometry remembered. Those must still check
+// (runtime/call_memo.h): the memo and its keys, and forward and backward
+// calls through the C API that find their geometry remembered. Those must still check
 // what depends on the data and the options' values, run on their own data,
 // and follow a tuning file loaded in between. (HALNORM_VERBOSE is unset
 // here: with it on, calls bypass the memo.)
@@ -85,9 +85,9 @@ TestTensor RandomRows(uint32_t seed) {
   return t;
 }
 
-class RememberedForwardTest : public ::testing::Test {
+class RememberedCallTest : public ::testing::Test {
  protected:
-  RememberedForwardTest()
+  RememberedCallTest()
       : weight_({kHidden}), bias_({kHidden}), mean_({kRows}), rstd_({kRows}) {
     testutil::FillNormal(weight_, 7, 1.0, 0.5);
     testutil::FillNormal(bias_, 8);
@@ -123,7 +123,7 @@ class RememberedForwardTest : public ::testing::Test {
   halnorm_norm_options options_;
 };
 
-TEST_F(RememberedForwardTest, RunsEachCallOnItsOwnData) {
+TEST_F(RememberedCallTest, RunsEachCallOnItsOwnData) {
   TestTensor x1 = RandomRows(1), x2 = RandomRows(2);
   TestTensor y1({kRows, kHidden}), y2({kRows, kHidden});
   ASSERT_EQ(Forward(*x1.view(), *y1.view()), HALNORM_OK);  // remembered
@@ -139,7 +139,7 @@ TEST_F(RememberedForwardTest, RunsEachCallOnItsOwnData) {
   EXPECT_EQ(y_wide_eps.bytes(), OnAFreshThread(*x2.view()).bytes());
 }
 
-TEST_F(RememberedForwardTest, StillChecksTheDataAndTheOptionValues) {
+TEST_F(RememberedCallTest, StillChecksTheDataAndTheOptionValues) {
   TestTensor x = RandomRows(3);
   TestTensor y({kRows, kHidden});
   ASSERT_EQ(Forward(*x.view(), *y.view()), HALNORM_OK);
@@ -168,7 +168,41 @@ TEST_F(RememberedForwardTest, StillChecksTheDataAndTheOptionValues) {
   EXPECT_EQ(y.bytes(), y_before);
 }
 
-TEST_F(RememberedForwardTest, FollowsATuningFileLoadedInBetween) {
+TEST_F(RememberedCallTest, BackwardRunsOnItsOwnDataAndStillChecksIt) {
+  struct Grads {
+    TestTensor dx{std::vector<int64_t>{kRows, kHidden}}, dweight{std::vector<int64_t>{kHidden}},
+        dbias{std::vector<int64_t>{kHidden}};
+  };
+  // The backward of dy at x, with the statistics of x's forward.
+  auto backward = [&](TestTensor& x, const TestTensor& dy, Grads& g, halnorm_tensor* dx = nullptr) {
+    TestTensor y({kRows, kHidden});
+    EXPECT_EQ(Forward(*x.view(), *y.view()), HALNORM_OK);
+    return halnorm_layer_norm_backward(dy.view(), x.view(), mean_.view(), rstd_.view(),
+                                       weight_.view(), &options_, dx ? dx : g.dx.view(),
+                                       g.dweight.view(), g.dbias.view());
+  };
+  TestTensor x1 = RandomRows(5), x2 = RandomRows(6), dy1 = RandomRows(7), dy2 = RandomRows(8);
+  Grads first, second, fresh;
+  ASSERT_EQ(backward(x1, dy1, first), HALNORM_OK);   // remembered
+  ASSERT_EQ(backward(x2, dy2, second), HALNORM_OK);  // found
+  int fresh_status = -1;
+  std::thread([&] { fresh_status = backward(x2, dy2, fresh); }).join();
+  ASSERT_EQ(fresh_status, HALNORM_OK);
+  EXPECT_EQ(second.dx.bytes(), fresh.dx.bytes());
+  EXPECT_EQ(second.dweight.bytes(), fresh.dweight.bytes());
+  EXPECT_EQ(second.dbias.bytes(), fresh.dbias.bytes());
+  EXPECT_NE(first.dx.bytes(), second.dx.bytes());
+
+  halnorm_tensor dx_over_dy = *dy2.view();
+  EXPECT_EQ(backward(x2, dy2, second, &dx_over_dy), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("dx: overlaps dy"));
+  halnorm_tensor dx_without_data = *second.dx.view();
+  dx_without_data.data = nullptr;
+  EXPECT_EQ(backward(x2, dy2, second, &dx_without_data), HALNORM_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(LastError(), HasSubstr("dx: data is null"));
+}
+
+TEST_F(RememberedCallTest, FollowsATuningFileLoadedInBetween) {
   const VariantKind kind{Op::kLayerNorm, Direction::kForward, HALNORM_F32, false};
   const VariantIndex& index = VariantIndex::Get();
   const int target = index.DispatchTarget(kind);
