@@ -22,33 +22,6 @@ using internal::Direction;
 using internal::Op;
 constexpr double kNotRun = std::numeric_limits<double>::infinity();
 
-const char* GeneratorOf(Family family, Direction direction) {
-  const bool forward = direction == Direction::kForward;
-  if (family == Family::kRowNorm) return forward ? "row_norm_forward" : "row_norm_backward";
-  return forward ? "channel_norm_forward" : "channel_norm_backward";
-}
-
-KernelSpec SpecFor(const TargetInfo& target, Op op, Direction direction, halnorm_dtype dtype,
-                   const Config& knobs) {
-  const Family family = FamilyOf(op);
-  KernelSpec spec;
-  spec.generator = GeneratorOf(family, direction);
-  spec.halide_target = target.halide_target;
-  spec.params["dtype"] = internal::DtypeName(dtype);
-  if (family == Family::kRowNorm) spec.params["kind"] = op == Op::kRmsNorm ? "rms" : "layer";
-  for (const std::string& knob : KnobsOf(family, direction)) {
-    spec.params[knob] = std::to_string(knobs.at(knob));
-  }
-  spec.fits = {};
-  spec.fits.op = op;
-  spec.fits.direction = direction;
-  spec.fits.dtype = dtype;
-  spec.fits.fused_residual = false;
-  spec.fits.target = target.key.c_str();
-  spec.fits.isa = target.isa;
-  return spec;
-}
-
 // The configs that compile to the same kernel for `direction` (the backward
 // ignores rows_per_task), grouped: one compile serves them all.
 std::vector<std::vector<int>> SameKernelGroups(const std::vector<Config>& configs, Family family,
@@ -140,6 +113,33 @@ void ChooseAndTabulate(FamilySearch& f, double tolerance, int max_configs) {
 }
 
 }  // namespace
+
+KernelSpec SpecFor(const TargetInfo& target, Op op, Direction direction, halnorm_dtype dtype,
+                   const Config& knobs) {
+  const Family family = FamilyOf(op);
+  const bool forward = direction == Direction::kForward;
+  KernelSpec spec;
+  if (family == Family::kRowNorm) {
+    spec.generator = forward ? "row_norm_forward" : "row_norm_backward";
+  } else {
+    spec.generator = forward ? "channel_norm_forward" : "channel_norm_backward";
+  }
+  spec.halide_target = target.halide_target;
+  spec.params["dtype"] = internal::DtypeName(dtype);
+  if (family == Family::kRowNorm) spec.params["kind"] = op == Op::kRmsNorm ? "rms" : "layer";
+  for (const std::string& knob : KnobsOf(family, direction)) {
+    const auto value = knobs.find(knob);
+    if (value != knobs.end()) spec.params[knob] = std::to_string(value->second);
+  }
+  spec.fits = {};
+  spec.fits.op = op;
+  spec.fits.direction = direction;
+  spec.fits.dtype = dtype;
+  spec.fits.fused_residual = false;
+  spec.fits.target = target.key.c_str();
+  spec.fits.isa = target.isa;
+  return spec;
+}
 
 std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& o) {
   std::vector<FamilySearch> searches;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/autotune/jit_kernel.h"
 #include "tools/autotune/measure.h"
 #include "tools/autotune/search_space.h"
 #include "tools/autotune/select.h"
@@ -41,6 +42,12 @@ struct FamilySearch {
 };
 
 std::vector<FamilySearch> SearchSchedules(const ScheduleSearchOptions& options);
+
+// The JIT kernel of `op`'s generator for `direction` with the knobs of
+// `knobs` that direction takes (the backward has no rows_per_task; a knob
+// left out keeps the generator's default), claiming (op, direction, dtype).
+KernelSpec SpecFor(const TargetInfo& target, internal::Op op, internal::Direction direction,
+                   halnorm_dtype dtype, const Config& knobs);
 
 TunedTable ToTunedTable(const std::vector<FamilySearch>& searches, const std::string& target,
                         const std::string& provenance);
