@@ -11,8 +11,8 @@
 namespace halnorm::internal {
 namespace {
 
-// f32 rows longer than this lost with the prefetch (row_norm_cpu.cc).
-constexpr int64_t kF32MaxHidden = 4096;
+// f32 rows shorter or longer than these lost with the prefetch (row_norm_cpu.cc).
+constexpr int64_t kF32MinHidden = 2048, kF32MaxHidden = 4096;
 
 bool HostIsIntel() {
 #if defined(__x86_64__)
@@ -28,7 +28,7 @@ bool HostIsIntel() {
 bool PrefetchRowsByDefault(const KernelRequest& request, bool streams, bool intel_cpu) {
   if (intel_cpu) return false;
   if (request.dtype != HALNORM_F32) return true;
-  return streams && request.hidden <= kF32MaxHidden;
+  return streams && request.hidden >= kF32MinHidden && request.hidden <= kF32MaxHidden;
 }
 
 bool PrefetchRows(const KernelRequest& request, bool streams) {

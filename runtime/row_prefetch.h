@@ -1,11 +1,12 @@
 // Whether a CPU row-norm backward prefetches the rows after the ones it is
 // on (dy and x) as it computes dx: the kernels' prefetch_rows input. The
-// kernels honour it on rows of 2048+ elements, a whole number of vectors
+// kernels honour it on rows of 512+ elements, a whole number of vectors
 // (schedules/row_norm_cpu.cc). Whether it pays depends on the CPU:
 //
 // - Zen 4 (AMD EPYC VM; figures in schedules/row_norm_cpu.cc): 16-bit
-//   gained 6-13%; f32 gained only on calls too large to stay cached
-//   (streaming_stores.h) with rows of at most 4096, and lost otherwise.
+//   gained 6-13% on rows of 2048+ and up to 1.3x (LayerNorm) on rows of
+//   640-1024; f32 gained only on calls too large to stay cached
+//   (streaming_stores.h) with rows of 2048 to 4096, and lost otherwise.
 // - Intel Xeon (family 6, model 207 VM): it lost on every call, 16-bit and
 //   f32, cached and streamed. LayerNorm backward, GB/s, without -> with
 //   (medians of 3 interleaved runs, 1 thread): bf16 512x2048 10.3 -> 4.1,

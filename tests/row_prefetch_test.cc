@@ -31,7 +31,7 @@ TEST(RowPrefetchTest, IntelCpusNeverPrefetch) {
 
 TEST(RowPrefetchTest, OtherCpusPrefetch16BitRowsAlways) {
   for (const halnorm_dtype dtype : {HALNORM_F16, HALNORM_BF16}) {
-    for (const int64_t hidden : {2048, 16384}) {
+    for (const int64_t hidden : {512, 768, 2048, 16384}) {
       for (const bool streams : {false, true}) {
         EXPECT_TRUE(PrefetchRowsByDefault(Backward(Op::kLayerNorm, dtype, hidden), streams, false));
       }
@@ -39,8 +39,10 @@ TEST(RowPrefetchTest, OtherCpusPrefetch16BitRowsAlways) {
   }
 }
 
-TEST(RowPrefetchTest, OtherCpusPrefetchF32RowsOnlyWhenStreamedAndShort) {
+TEST(RowPrefetchTest, OtherCpusPrefetchF32RowsOnlyWhenStreamedAndOf2048To4096) {
   const auto f32 = [](int64_t hidden) { return Backward(Op::kRmsNorm, HALNORM_F32, hidden); };
+  EXPECT_FALSE(PrefetchRowsByDefault(f32(1024), true, false));
+  EXPECT_FALSE(PrefetchRowsByDefault(f32(2047), true, false));
   EXPECT_TRUE(PrefetchRowsByDefault(f32(2048), true, false));
   EXPECT_TRUE(PrefetchRowsByDefault(f32(4096), true, false));
   EXPECT_FALSE(PrefetchRowsByDefault(f32(4097), true, false));

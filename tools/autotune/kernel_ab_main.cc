@@ -1,9 +1,10 @@
 // tools/autotune:kernel_ab: times compiled-in variants and JIT kernels side
 // by side (kernel_ab.h), for A/B-testing a schedule change before a build.
 //
-//   bazel run //tools/autotune:kernel_ab -- --op=layer_norm --direction=bwd \
-//     --dtype=bf16 --threads=1 --shapes=4096x1024,512x2048 \
+//   bazel run //tools/autotune:kernel_ab -- --op=layer_norm --direction=bwd
+//     --dtype=bf16 --threads=1 --shapes=4096x1024,512x2048
 //     --kernels='variant:layer_norm_bwd_bf16__x86_avx512_c1;vector_width=16,accumulators=4,stats_rows=1'
+// (one command line)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
