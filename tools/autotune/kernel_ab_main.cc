@@ -41,7 +41,10 @@ absl::Status ParseNamed(const char* flag, const std::string& text, const Enum (&
                         const char* (*name)(Enum), Enum* out) {
   std::string known;
   for (Enum v : values) {
-    if (text == name(v)) return *out = v, absl::OkStatus();
+    if (text == name(v)) {
+      *out = v;
+      return absl::OkStatus();
+    }
     absl::StrAppend(&known, known.empty() ? "" : ", ", name(v));
   }
   return absl::InvalidArgumentError(absl::StrCat("--", flag, ": '", text, "' is not one of ", known));
