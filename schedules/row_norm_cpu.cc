@@ -246,27 +246,18 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // LayerNorm 16384x4096 35 -> 36-44, the rest within +-3%.
 // On an Intel Xeon VM it lost on every call, by up to 2.5x (figures in
 // runtime/row_prefetch.h).
-// Rows of 512 to 2047 elements prefetch too (they did not, from the
-// 16384x1024 loss above): JIT A/B of the 16-bit LayerNorm backward, the
-// prefetch forced on, without -> with, the AMD table's configs c3 (vw32
-// acc2) / c1 (vw16 acc4), medians of 9 side-by-side rounds
-// (tools/autotune:kernel_ab, plain stores), 1 thread: bf16 4096x768 1.25x /
-// 1.18x (and 1.22x, 1.31x in two more runs), 2048x768 1.08x, 8192x768
-// 1.10x / 1.04x, 16384x768 1.02x / 1.01x, 4096x640 1.18x, 4096x1024 1.25x /
-// 1.17x, 2048x1024 1.16x / 1.19x, 4096x512 1.00x / 1.11x, 512x1024 1.00x,
-// 4096x256 0.98x (so not below 512); f16 4096x768 1.06x, 4096x1024 1.20x
-// / 1.16x, 16384x1024 1.18x / 1.10x; 2 threads, bf16 4096x1024 1.19x /
-// 1.20x, 16384x1024 1.12x / 1.10x, 16384x768 1.08x, 4096x768 and 512x768
-// 1.02x-1.07x. RMSNorm bf16 at 768-1024: 0.99x-1.03x. f32 at 256-1024
-// lost (4096x768 0.89x, 4096x1024 0.76x, 512x1024 0.92x), so the runtime
-// keeps f32 to rows of 2048+. The built kernels, without -> with in one
-// process (prefetch_rows toggled per call; configs c3 / c1, 1 thread):
-// LayerNorm bf16 (x86_avx512_bf16) 4096x768 1.11x / 1.17x, 4096x1024 1.09x
-// / 1.14x, 2048x1024 1.09x / 1.02x, 8192x768 1.02x / 1.11x, 16384x768
-// 1.08x / 1.06x, 4096x512 1.06x, 512x768 1.02x / 0.94x; 2 threads (c3)
+// Rows of 512 to 2047 elements prefetch too (from 2048 before, after the
+// 16384x1024 loss above). The built kernels, without -> with in one process
+// (prefetch_rows toggled per call; the AMD table's configs c3 / c1, 1
+// thread, medians of 11 side-by-side rounds): LayerNorm bf16
+// (x86_avx512_bf16) 4096x768 1.11x / 1.17x, 4096x1024 1.09x / 1.14x,
+// 2048x1024 1.09x / 1.02x, 8192x768 1.02x / 1.11x, 16384x768 1.08x /
+// 1.06x, 4096x512 1.06x, 512x768 1.02x / 0.94x; 2 threads (c3)
 // 1.01x-1.14x; RMSNorm bf16 4096x768 1.16x / 1.12x, 4096x1024 1.25x /
 // 1.30x, 16384x1024 1.10x / 1.12x; LayerNorm f16 (x86_avx512 c1)
-// 0.97x-1.04x.
+// 0.97x-1.04x. Below 512 it gained nothing (JIT A/B, bf16 4096x256 0.98x).
+// f32 lost at 256-1024 (JIT A/B: 4096x768 0.89x, 4096x1024 0.76x, 512x1024
+// 0.92x), so the runtime keeps f32 to rows of 2048+.
 //
 // Row sums in groups (knobs.stats_rows > 1), as in the forward: each row's
 // two horizontal sums end in a dependent chain dx waits on. LayerNorm

@@ -22,6 +22,12 @@ using internal::Direction;
 using internal::Op;
 constexpr double kNotRun = std::numeric_limits<double>::infinity();
 
+const char* GeneratorOf(Family family, Direction direction) {
+  const bool forward = direction == Direction::kForward;
+  if (family == Family::kRowNorm) return forward ? "row_norm_forward" : "row_norm_backward";
+  return forward ? "channel_norm_forward" : "channel_norm_backward";
+}
+
 // The configs that compile to the same kernel for `direction` (the backward
 // ignores rows_per_task), grouped: one compile serves them all.
 std::vector<std::vector<int>> SameKernelGroups(const std::vector<Config>& configs, Family family,
@@ -117,13 +123,8 @@ void ChooseAndTabulate(FamilySearch& f, double tolerance, int max_configs) {
 KernelSpec SpecFor(const TargetInfo& target, Op op, Direction direction, halnorm_dtype dtype,
                    const Config& knobs) {
   const Family family = FamilyOf(op);
-  const bool forward = direction == Direction::kForward;
   KernelSpec spec;
-  if (family == Family::kRowNorm) {
-    spec.generator = forward ? "row_norm_forward" : "row_norm_backward";
-  } else {
-    spec.generator = forward ? "channel_norm_forward" : "channel_norm_backward";
-  }
+  spec.generator = GeneratorOf(family, direction);
   spec.halide_target = target.halide_target;
   spec.params["dtype"] = internal::DtypeName(dtype);
   if (family == Family::kRowNorm) spec.params["kind"] = op == Op::kRmsNorm ? "rms" : "layer";
