@@ -6,11 +6,12 @@
 // configure(), bound by name):
 //   dy, x, [mean], rstd, weight, dresidual, has_weight, has_dresidual,
 //   [weight_offset], rows_per_chunk, [prefetch_rows]
-//   ->  dx, dweight_partial, [dbias_partial]
+//   ->  dx, partials (CPUs) | dweight_partial, [dbias_partial] (GPUs)
 // [mean, dbias_partial] only for layer, [weight_offset] only on GPUs,
 // [prefetch_rows] only on CPUs.
-// Partials are (n, chunk, b), f32, chunk = r / rows_per_chunk; on GPUs
-// (n, 0, b), already summed over the chunks.
+// CPU partials are (n, chunk, b, part), f32, chunk = r / rows_per_chunk,
+// part 0 dweight's and (layer) 1 dbias's. GPU partials are (n, 0, b) each,
+// already summed over the chunks.
 #include "Halide.h"
 #include "generators/activations.h"
 #include "generators/fused_multiply_add.h"
@@ -58,8 +59,12 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // and call (row_prefetch.h).
     if (!get_target().has_gpu_feature()) prefetch_rows_ = add_input<bool>("prefetch_rows");
     dx_ = add_output<Buffer<>>("dx", act, 3);
-    dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
-    if (layer) dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 3);
+    if (get_target().has_gpu_feature()) {
+      dweight_partial_ = add_output<Buffer<float>>("dweight_partial", 3);
+      if (layer) dbias_partial_ = add_output<Buffer<float>>("dbias_partial", 3);
+    } else {
+      partials_ = add_output<Buffer<float>>("partials", 4);
+    }
   }
 
   void generate() {
@@ -134,35 +139,40 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // is undefined): dweight's dy * xhat, dbias's dy.
     std::vector<RowTerm> partial_terms = {{dyf, xhat}};
     if (layer) partial_terms.push_back({dyf});
-    std::vector<Output<Buffer<float>>*> partial_outputs = {dweight_partial_};
-    if (layer) partial_outputs.push_back(dbias_partial_);
-    // walk(n, c, b): the sums of `terms` over chunk c's rows, in row order.
-    auto walk_rows = [&](Func walk, const std::vector<RowTerm>& terms) {
-      walk(n, c, b) = Tuple(std::vector<Expr>(terms.size(), 0.f));
-      std::vector<Expr> walked;
-      for (size_t i = 0; i < terms.size(); i++) {
-        const RowTerm& t = terms[i];
-        Expr sum = RowReduction::Element(walk, i, {n, c, b});
-        Expr other = t.other_factor.defined() ? Expr(t.other_factor(n, row, b)) : Expr();
-        Expr next = fma.Accumulate(sum, t.factor(n, row, b), other);
-        walked.push_back(gpu ? select(chunk_row < rows, next, sum) : next);
-      }
-      walk(n, c, b) = Tuple(walked);
-    };
+    // chunk_walk(n, c, b): the sums of the terms over chunk c's rows, in row
+    // order. Both partials in one walk (one read of dy and x), in a stage of
+    // its own: the schedules keep its sums in registers.
+    Func chunk_walk("chunk_walk");
+    chunk_walk(n, c, b) = Tuple(std::vector<Expr>(partial_terms.size(), 0.f));
+    std::vector<Expr> walked;
+    for (size_t i = 0; i < partial_terms.size(); i++) {
+      const RowTerm& t = partial_terms[i];
+      Expr sum = RowReduction::Element(chunk_walk, i, {n, c, b});
+      Expr other = t.other_factor.defined() ? Expr(t.other_factor(n, row, b)) : Expr();
+      Expr next = fma.Accumulate(sum, t.factor(n, row, b), other);
+      walked.push_back(gpu ? select(chunk_row < rows, next, sum) : next);
+    }
+    chunk_walk(n, c, b) = Tuple(walked);
+    f.partial_walk = chunk_walk;
     if (!gpu) {
-      for (size_t i = 0; i < partial_outputs.size(); i++) {
-        walk_rows(*partial_outputs[i], {partial_terms[i]});
-        f.partials.push_back(*partial_outputs[i]);
-      }
+      const Var part("part");
+      f.part = part;
+      Output<Buffer<float>>& out = *partials_;
+      out(n, c, b, part) = layer ? select(part == 0, chunk_walk(n, c, b)[0], chunk_walk(n, c, b)[1])
+                                 : Expr(chunk_walk(n, c, b));
+      f.partials = {out};
+      // The walk's tile size follows the register file: 32 SIMD registers
+      // with AVX-512 and on 64-bit ARM, 16 with AVX2.
+      const Target t = get_target();
+      f.register_lanes = t.natural_vector_size<float>();
+      f.vector_registers = t.has_feature(Target::AVX512) || t.arch == Target::ARM ? 32 : 16;
     } else {
-      // GPU: both partials in one walk (one read of dy and x), in stages of
-      // their own so that the schedule keeps the walks in a thread's
-      // registers (ScheduleRowNormBackwardGpu).
-      Func chunk_walk("chunk_walk"), chunk_sums("chunk_sums");
-      walk_rows(chunk_walk, partial_terms);
+      // GPU: the walk's sums, stored (ScheduleRowNormBackwardGpu).
+      Func chunk_sums("chunk_sums");
       chunk_sums(n, c, b) = chunk_walk(n, c, b);
       f.partials = {chunk_sums};
-      f.partial_walk = chunk_walk;
+      std::vector<Output<Buffer<float>>*> partial_outputs = {dweight_partial_};
+      if (layer) partial_outputs.push_back(dbias_partial_);
       // Then each output sums the chunks in two ordered levels, so that the
       // walk is short for any number of chunks: kChunkGroups groups of
       // consecutive chunks, then the groups. The order depends on the chunk
@@ -210,11 +220,10 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // lines), and twice the compile time, of every CPU backward kernel.
     if (!gpu) {
       dx.dim(1).set_min(0);
-      for (Output<Buffer<float>>* out : partial_outputs) {
-        out->dim(0).set_bounds(0, hidden);
-        out->dim(1).set_bounds(0, chunk_count);
-        out->dim(2).set_bounds(dx.dim(2).min(), dx.dim(2).extent());
-      }
+      partials_->dim(0).set_bounds(0, hidden);
+      partials_->dim(1).set_bounds(0, chunk_count);
+      partials_->dim(2).set_bounds(dx.dim(2).min(), dx.dim(2).extent());
+      partials_->dim(3).set_bounds(0, static_cast<int>(partial_terms.size()));
     }
 
     // ---- Estimates (GPT-2-small-like activations) -------------------------
@@ -224,6 +233,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     const Region rows_estimate = {{0, est_hidden}, {0, est_rows}, {0, 1}};
     const Region per_row_estimate = {{0, 1}, {0, est_rows}, {0, 1}};
     const Region partial_estimate = {{0, est_hidden}, {0, est_rows / est_chunk}, {0, 1}};
+    const Region parts_estimate = {
+        {0, est_hidden}, {0, est_rows / est_chunk}, {0, 1}, {0, layer ? 2 : 1}};
     for (Input<Buffer<>>* in : {dy_, x_, dresidual_}) in->set_estimates(rows_estimate);
     if (layer) mean_->set_estimates(per_row_estimate);
     rstd_->set_estimates(per_row_estimate);
@@ -233,8 +244,12 @@ class RowNormBackward : public Generator<RowNormBackward> {
     if (weight_offset_ != nullptr) weight_offset_->set_estimate(0.f);
     rows_per_chunk_->set_estimate(est_chunk);
     dx.set_estimates(rows_estimate);
-    dweight_partial_->set_estimates(partial_estimate);
-    if (layer) dbias_partial_->set_estimates(partial_estimate);
+    if (gpu) {
+      dweight_partial_->set_estimates(partial_estimate);
+      if (layer) dbias_partial_->set_estimates(partial_estimate);
+    } else {
+      partials_->set_estimates(parts_estimate);
+    }
 
     // ---- Schedule ---------------------------------------------------------
     f.dx = dx;
@@ -265,6 +280,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
   Output<Buffer<>>* dx_ = nullptr;
   Output<Buffer<float>>* dweight_partial_ = nullptr;
   Output<Buffer<float>>* dbias_partial_ = nullptr;
+  Output<Buffer<float>>* partials_ = nullptr;
 };
 
 }  // namespace

@@ -25,6 +25,7 @@ constexpr const char* kNames[kKernelArgCount] = {
     "rows_per_chunk",
     "dweight_partial",
     "dbias_partial",
+    "partials",
     "weight_offset",
     "prefetch_rows",
     "task_rows",

@@ -32,13 +32,14 @@ enum class KernelArg : uint8_t {
   kResidualAlpha,
   kEps,
   kRowsPerChunk,
-  kDweightPartial,
-  kDbiasPartial,
-  kWeightOffset,  // GPU kernels: added to the weight in the kernel
-  kPrefetchRows,  // CPU backward kernels: prefetch rows ahead (row_prefetch.h)
-  kTaskRows,      // CPU forward kernels: the most rows a parallel task takes (forward_tasks.h)
+  kDweightPartial,  // channel-norm and GPU row-norm backwards: dweight's partial sums
+  kDbiasPartial,    // and dbias's
+  kPartials,        // CPU row-norm backwards: both, as (n, slot, line, part)
+  kWeightOffset,    // GPU kernels: added to the weight in the kernel
+  kPrefetchRows,    // CPU backward kernels: prefetch rows ahead (row_prefetch.h)
+  kTaskRows,        // CPU forward kernels: the most rows a parallel task takes (forward_tasks.h)
 };
-inline constexpr int kKernelArgCount = 22;
+inline constexpr int kKernelArgCount = 23;
 
 // The generator's name for `arg` ("residual_out").
 const char* KernelArgName(KernelArg arg);

@@ -373,19 +373,27 @@ absl::Status Backward(const BackwardArgs& a, const Variant* variant) {
     const int64_t piece_slots = gpu ? 1 : (piece.rows + rows_per_chunk - 1) / rows_per_chunk;
     const int64_t offset =
         ((piece.outer * b_extent + piece.line_begin) * slots + first_slot) * g.hidden;
-    const std::initializer_list<DimSpec> partial_dims = {
-        {g.hidden, 1},
-        {piece_slots, KernelStride(piece_slots, g.hidden)},
-        {piece.lines, KernelStride(piece.lines, g.hidden * slots)}};
-    KernelBuffer dweight_partial(dweight_partials + offset, f32, partial_dims);
-    KernelBuffer dbias_partial(a.op == Op::kLayerNorm ? dbias_partials + offset : nullptr, f32,
-                               partial_dims);
-    if (on_cuda) {
-      MoveToCudaDevice(dweight_partial.get());
-      MoveToCudaDevice(dbias_partial.get());
+    const DimSpec columns{g.hidden, 1}, slot_dim{piece_slots, KernelStride(piece_slots, g.hidden)},
+        line_dim{piece.lines, KernelStride(piece.lines, g.hidden * slots)};
+    // GPU kernels take dweight's and dbias's apart; CPU kernels both as one
+    // buffer, dbias's (right after dweight's in the scratch) as part 1.
+    KernelBuffer dweight_partial, dbias_partial, partials;
+    if (gpu) {
+      dweight_partial.Set(dweight_partials + offset, f32, {columns, slot_dim, line_dim});
+      dbias_partial.Set(a.op == Op::kLayerNorm ? dbias_partials + offset : nullptr, f32,
+                        {columns, slot_dim, line_dim});
+      if (on_cuda) {
+        MoveToCudaDevice(dweight_partial.get());
+        MoveToCudaDevice(dbias_partial.get());
+      }
+      call.Bind(KernelArg::kDweightPartial, dweight_partial.get())
+          .Bind(KernelArg::kDbiasPartial, dbias_partial.get());
+    } else {
+      const int64_t parts = a.op == Op::kLayerNorm ? 2 : 1;
+      partials.Set(dweight_partials + offset, f32,
+                   {columns, slot_dim, line_dim, {parts, KernelStride(parts, partial_count)}});
+      call.Bind(KernelArg::kPartials, partials.get());
     }
-    call.Bind(KernelArg::kDweightPartial, dweight_partial.get())
-        .Bind(KernelArg::kDbiasPartial, dbias_partial.get());
     HALNORM_RETURN_IF_ERROR(call.Run());
   }
 

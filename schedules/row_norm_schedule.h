@@ -36,10 +36,14 @@ struct RowNormForwardFuncs {
 
 // The stages of the row-norm backward algorithm (generators/row_norm_backward_generator.cc).
 struct RowNormBackwardFuncs {
-  Halide::Func dx;                          // (n, r, b)
-  std::vector<Halide::Func> partials;       // dweight/dbias partial sums, (n, c, b)
-  std::vector<Halide::Func> partial_sums;   // GPU: the outputs, partials summed over c
-  Halide::Func partial_walk;                // GPU: partials[0]'s walk over in_chunk
+  Halide::Func dx;  // (n, r, b)
+  // dweight/dbias partial sums: CPU, the output (n, c, b, part); GPU, the
+  // walk's sums (n, c, b), stored.
+  std::vector<Halide::Func> partials;
+  std::vector<Halide::Func> partial_sums;  // GPU: the outputs, partials summed over c
+  Halide::Func partial_walk;               // the partials' walk over in_chunk, (n, c, b)
+  int register_lanes = 8;                  // CPU: f32 lanes of a SIMD register
+  int vector_registers = 16;               // CPU: SIMD registers (the walk's tiles)
   // GPU, per output: the sums of kChunkGroups groups of chunks (a walk over
   // in_group, stored), and their total (a walk over over_groups).
   std::vector<Halide::Func> group_walks, group_sums, total_walks;
@@ -50,6 +54,7 @@ struct RowNormBackwardFuncs {
   std::vector<Halide::Func> stats;          // per-row (r, b) totals
   Halide::Func sums;                        // of them, the row sums (the lane accumulators' total)
   Halide::Var n, r, b, lane, c;             // c: chunk of rows_per_chunk rows
+  Halide::Var part;                         // CPU: the partials' index (dweight, dbias)
   Halide::RVar chunk;                       // the row reductions' walk along n
   Halide::RVar tail;                        // the row totals' walk over the rest
   Halide::RVar in_chunk;                    // the partials' walk over a chunk's rows
