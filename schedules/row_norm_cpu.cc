@@ -200,8 +200,8 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
 // Halide 14's compute_with cannot match dx's split row loop with the
 // partials' RDom loop: their loop names differ.) The partials' walk goes
 // a tile of columns at a time, rows inside it (see the end of
-// ScheduleRowNormBackwardCpu). One vector of columns at a time was 2.5x
-// slower: its sums were one chain of dependent adds.
+// ScheduleRowNormBackwardCpu). One vector of columns at a time, tried
+// before, was 2.5x slower (its sums, presumably, one chain of dependent adds).
 //
 // Measured (as above; dx streamed from 16 MiB), LayerNorm backward, GB/s
 // (fraction of hot copy-add or DRAM STREAM add; ratio to oneDNN 2.6):
