@@ -6,6 +6,7 @@
 #include <exception>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -79,6 +80,13 @@ absl::StatusOr<std::unique_ptr<JitKernel>> JitKernel::Compile(const KernelSpec& 
     // error handler) instead of carrying a private copy of it.
     target.set_feature(Halide::Target::JIT);
     const bool autoschedule = !spec.autoscheduler.empty();
+    // Without asserts, as the compiled-in row-norm CPU kernels are
+    // (UNCHECKED_GENERATORS in tools/bazel/halide.bzl); the autoschedulers'
+    // pipelines keep them: they may heap-allocate.
+    const bool row_norm = absl::StartsWith(spec.generator, "row_norm_");
+    if (row_norm && !autoschedule && !target.has_gpu_feature()) {
+      target.set_feature(Halide::Target::NoAsserts);
+    }
     if (autoschedule) {
       absl::Status plugins = LoadAutoschedulers();
       if (!plugins.ok()) return plugins;

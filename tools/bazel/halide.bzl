@@ -213,6 +213,25 @@ def _group_defines():
 # propagation.
 KERNEL_FEATURES = "no_runtime-strict_float"
 
+# Generators whose CPU kernels are built without Halide's asserts
+# (no_asserts). The runtime checks every buffer it binds before a call
+# (runtime/row_batch.cc, row_norm_checks.cc), so the kernel's own checks of
+# the same buffers only cost time: ~3300 instructions of its prologue, 0.1-0.3
+# us of a 1-2.5 us decode call (LayerNorm f32/bf16 fwd 1x16..16x1024, JIT
+# A/B on the Intel VM, 2026-12). Not for kernels that heap-allocate (the
+# channel-norm ones: only an assert catches a failed halide_malloc) nor GPU
+# kernels (device API errors are asserts too). :<name>_without_asserts lists
+# these kernels' objects for runtime:kernels_without_asserts_test, which
+# checks that none of them calls halide_malloc.
+# tools/autotune/jit_kernel.cc builds its JIT candidates the same way.
+UNCHECKED_GENERATORS = ["row_norm_backward", "row_norm_forward"]
+
+def _without_asserts(v):
+    return v.generator in UNCHECKED_GENERATORS and TARGETS[v.target].device == "kCpu"
+
+def _kernel_features(v):
+    return KERNEL_FEATURES + ("-no_asserts" if _without_asserts(v) else "")
+
 def _text_file_impl(ctx):
     ctx.actions.write(ctx.outputs.out, ctx.attr.content)
 
@@ -343,12 +362,14 @@ def halide_kernel_library(name, generators, variants, tuning):
     archives = {}  # group (_group) -> family -> kernel archives
     runtimes = {}  # family -> its Halide runtime archive
     headers = {}  # group -> family -> kernel headers
+    unchecked = {}  # group -> family -> objects of kernels without asserts
     assembly = []
     cuda_ir = []  # the host IR of CUDA kernels, which embeds their PTX
     for v in variants:
         family = TARGETS[v.target].family
         via_llc = getattr(TARGETS[v.target], "object_via_llc", False)
         objects = archives.setdefault(_group(v), {}).setdefault(family, [])
+        first_object = len(objects)
         headers.setdefault(_group(v), {}).setdefault(family, []).append(v.name + ".h")
         emit = ["h"]
         if via_llc:
@@ -367,6 +388,8 @@ def halide_kernel_library(name, generators, variants, tuning):
         if v.streamed_outputs:
             _streaming_twin(v)
             objects.append(v.name + "_streaming.o")
+        if _without_asserts(v):
+            unchecked.setdefault(_group(v), {}).setdefault(family, []).extend(objects[first_object:])
         native.genrule(
             name = v.name,
             outs = [v.name + _EMIT_SUFFIX[e] for e in emit],
@@ -376,7 +399,7 @@ def halide_kernel_library(name, generators, variants, tuning):
                 fn = v.name,
                 e = ",".join(emit),
                 t = TARGETS[v.target].halide,
-                f = KERNEL_FEATURES,
+                f = _kernel_features(v),
                 p = " ".join(["%s=%s" % (k, v.params[k]) for k in sorted(v.params)]),
             ),
             tools = [":" + generator],
@@ -426,6 +449,14 @@ def halide_kernel_library(name, generators, variants, tuning):
     native.filegroup(
         name = name + "_assembly",
         srcs = assembly,  # incompatible where its genrules are
+    )
+
+    unchecked_objects = []
+    for group in [None] + sorted(_OPTIONAL_GROUPS):
+        unchecked_objects += _by_arch(unchecked.get(group, {}), group)
+    native.filegroup(
+        name = name + "_without_asserts",
+        srcs = unchecked_objects,
     )
 
     native.filegroup(
