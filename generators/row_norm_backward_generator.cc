@@ -139,13 +139,14 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // is undefined): dweight's dy * xhat, dbias's dy.
     std::vector<RowTerm> partial_terms = {{dyf, xhat}};
     if (layer) partial_terms.push_back({dyf});
+    const int part_count = static_cast<int>(partial_terms.size());
     // chunk_walk(n, c, b): the sums of the terms over chunk c's rows, in row
     // order. Both partials in one walk (one read of dy and x), in a stage of
     // its own: the schedules keep its sums in registers.
     Func chunk_walk("chunk_walk");
-    chunk_walk(n, c, b) = Tuple(std::vector<Expr>(partial_terms.size(), 0.f));
+    chunk_walk(n, c, b) = Tuple(std::vector<Expr>(part_count, 0.f));
     std::vector<Expr> walked;
-    for (size_t i = 0; i < partial_terms.size(); i++) {
+    for (int i = 0; i < part_count; i++) {
       const RowTerm& t = partial_terms[i];
       Expr sum = RowReduction::Element(chunk_walk, i, {n, c, b});
       Expr other = t.other_factor.defined() ? Expr(t.other_factor(n, row, b)) : Expr();
@@ -160,7 +161,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       Output<Buffer<float>>& out = *partials_;
       out(n, c, b, part) = layer ? select(part == 0, chunk_walk(n, c, b)[0], chunk_walk(n, c, b)[1])
                                  : Expr(chunk_walk(n, c, b));
-      f.partials = {out};
+      f.partials = out;
       // The walk's tile size follows the register file: 32 SIMD registers
       // with AVX-512 and on 64-bit ARM, 16 with AVX2.
       const Target t = get_target();
@@ -170,7 +171,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       // GPU: the walk's sums, stored (ScheduleRowNormBackwardGpu).
       Func chunk_sums("chunk_sums");
       chunk_sums(n, c, b) = chunk_walk(n, c, b);
-      f.partials = {chunk_sums};
+      f.partials = chunk_sums;
       std::vector<Output<Buffer<float>>*> partial_outputs = {dweight_partial_};
       if (layer) partial_outputs.push_back(dbias_partial_);
       // Then each output sums the chunks in two ordered levels, so that the
@@ -223,7 +224,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
       partials_->dim(0).set_bounds(0, hidden);
       partials_->dim(1).set_bounds(0, chunk_count);
       partials_->dim(2).set_bounds(dx.dim(2).min(), dx.dim(2).extent());
-      partials_->dim(3).set_bounds(0, static_cast<int>(partial_terms.size()));
+      partials_->dim(3).set_bounds(0, part_count);
     }
 
     // ---- Estimates (GPT-2-small-like activations) -------------------------
@@ -234,7 +235,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     const Region per_row_estimate = {{0, 1}, {0, est_rows}, {0, 1}};
     const Region partial_estimate = {{0, est_hidden}, {0, est_rows / est_chunk}, {0, 1}};
     const Region parts_estimate = {
-        {0, est_hidden}, {0, est_rows / est_chunk}, {0, 1}, {0, layer ? 2 : 1}};
+        {0, est_hidden}, {0, est_rows / est_chunk}, {0, 1}, {0, part_count}};
     for (Input<Buffer<>>* in : {dy_, x_, dresidual_}) in->set_estimates(rows_estimate);
     if (layer) mean_->set_estimates(per_row_estimate);
     rstd_->set_estimates(per_row_estimate);

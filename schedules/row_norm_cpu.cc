@@ -304,7 +304,7 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
   //                  1.21, 1024x4096 1.14 / 1.12, 256x16384 1.01 / 1.08;
   //   RMSNorm (one partial, so only the registers): f32 0.98-1.12, bf16
   //   0.89-1.06 (long rows at the low end, within this VM's noise).
-  Func out = f.partials[0];
+  Func out = f.partials;
   const int parts = f.partial_walk.outputs();
   const int tile = std::max(vw, f.register_lanes * f.vector_registers / 2 / parts / vw * vw);
   Var tile_n("tile_n"), in_tile("in_tile"), vectors("vectors"), lanes("lanes");

@@ -173,8 +173,8 @@ void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& k
   // (One kernel for both outputs, by compute_with, trips an internal error
   // in Halide 14's PartitionLoops; the chunk sums are small.)
   const ColumnLoops columns;
-  f.partials[0].compute_root();
-  ScheduleColumnWalk(f.partials[0], f.partial_walk, f.n, f.c, f.b, f.in_chunk, columns);
+  f.partials.compute_root();
+  ScheduleColumnWalk(f.partials, f.partial_walk, f.n, f.c, f.b, f.in_chunk, columns);
   // Each output's two-level sum of the chunks: a block per span of
   // kGroupColumns columns, first a thread per (column, group) walking its
   // group's chunks in registers (the group sums go to shared memory), then

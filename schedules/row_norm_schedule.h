@@ -39,7 +39,7 @@ struct RowNormBackwardFuncs {
   Halide::Func dx;  // (n, r, b)
   // dweight/dbias partial sums: CPU, the output (n, c, b, part); GPU, the
   // walk's sums (n, c, b), stored.
-  std::vector<Halide::Func> partials;
+  Halide::Func partials;
   std::vector<Halide::Func> partial_sums;  // GPU: the outputs, partials summed over c
   Halide::Func partial_walk;               // the partials' walk over in_chunk, (n, c, b)
   int register_lanes = 8;                  // CPU: f32 lanes of a SIMD register
