@@ -217,8 +217,9 @@ KERNEL_FEATURES = "no_runtime-strict_float"
 # (no_asserts). The runtime checks every buffer it binds before a call
 # (runtime/row_batch.cc, row_norm_checks.cc), so the kernel's own checks of
 # the same buffers only cost time: ~3300 instructions of its prologue, 0.1-0.3
-# us of a 1-2.5 us decode call (LayerNorm f32/bf16 fwd 1x16..16x1024, JIT
-# A/B on the Intel VM, 2026-12). Not for kernels that heap-allocate (the
+# us of a 0.8-3 us decode call (JIT A/B, LayerNorm f32/bf16 fwd and bwd at
+# M <= 16, 1 thread: 0.12-0.31 us on the Intel VM, 0.13-0.15 on the Zen 4
+# VM, 2026-12). Not for kernels that heap-allocate (the
 # channel-norm ones: only an assert catches a failed halide_malloc) nor GPU
 # kernels (device API errors are asserts too). :<name>_without_asserts lists
 # these kernels' objects for runtime:kernels_without_asserts_test, which
