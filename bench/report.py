@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from report_analysis import DIRECTIONS, dims_of, llc_bytes, logical_bytes, report_lines
+from report_analysis import DIRECTIONS, dims_of, logical_bytes, report_lines
 from report_markdown import markdown
 from report_plot import write_plot
 
@@ -74,11 +74,12 @@ def parse_args(argv):
     parser.add_argument("--threads", type=thread_counts, default=DEFAULT_THREADS,
                         help="comma list")
     parser.add_argument("--reps", type=int, default=DEFAULT_REPS, help="repetitions per median")
-    # A VM's sysfs reports the whole socket's L3, shared with other tenants:
-    # on a 2-vCPU Xeon slice it says 300 MiB while copies slow to DRAM speed
-    # past ~64 MiB. The regimes then follow the cache this process can use.
+    # By default the regimes use the cache halnorm itself assumes: sysfs's,
+    # bounded by the CPUs sharing it (a VM's sysfs may list the whole
+    # socket's L3: runtime/cache_size.h).
     parser.add_argument("--llc_mib", type=positive_mib, default=None,
-                        help="last-level cache size for the regimes and halnorm (default: sysfs)")
+                        help="last-level cache size for the regimes and halnorm "
+                             "(default: halnorm's, from sysfs)")
     return parser.parse_args(argv)
 
 
@@ -214,6 +215,18 @@ class Results:
         self.file.close()
 
 
+def runner_llc_bytes(runner):
+    """The last-level cache bytes halnorm decides streaming stores by
+    (HALNORM_LLC_MIB when --llc_mib set it); 32 MiB if the runner cannot say."""
+    try:
+        result = subprocess.run([runner, "--print_llc"], capture_output=True, text=True,
+                                check=True)
+        return int(result.stdout)
+    except (OSError, subprocess.CalledProcessError, ValueError) as error:
+        print(f"report: runner gave no cache size ({error}); assuming 32 MiB", file=sys.stderr)
+        return 32 << 20
+
+
 def measure_grid(args, cases, results):
     """Measures every case into `results`; False when cut short by Ctrl-C."""
     started = time.monotonic()
@@ -257,7 +270,7 @@ def main(argv):
         complete = measure_grid(args, cases, results)
     finally:
         results.close()
-    llc = llc_bytes(args.llc_mib)
+    llc = runner_llc_bytes(args.runner)
     lines = report_lines(results.rows, cases, args.threads, llc)
     write_atomically(args.out / "report.md",
                      markdown(results.rows, lines, llc=llc, command=invocation(args),

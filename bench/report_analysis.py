@@ -4,7 +4,6 @@ shape (dram, cache, mixed) and its reference column, the report's lines
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 DIRECTIONS = ("forward", "backward")
@@ -28,19 +27,6 @@ def tensor_bytes(dtype, shape):
 
 def logical_bytes(direction, dtype, shape):
     return ACCESSES[direction] * tensor_bytes(dtype, shape)
-
-
-def llc_bytes(override_mib=None):
-    """Last-level cache size: override_mib when given, else sysfs ("32768K");
-    32 MiB when unknown."""
-    if override_mib is not None:
-        return override_mib << 20
-    try:
-        text = Path("/sys/devices/system/cpu/cpu0/cache/index3/size").read_text().strip()
-        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-        return int(text.rstrip("KMG")) * units.get(text[-1], 1)
-    except (OSError, ValueError):
-        return 32 << 20
 
 
 def regime(direction, dtype, shape, llc):

@@ -12,6 +12,9 @@
 //
 //   report_runner --op=layer_norm --dtype=bf16 --shape=4096x768
 //   report_runner --op=layer_norm2d --dtype=f32 --shape=8x96x56x56
+//
+// report_runner --print_llc prints the last-level cache bytes halnorm's
+// streaming decision uses (runtime/cache_size.h), for the report's regimes.
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -30,6 +33,7 @@
 #include "bench/onednn_peer.h"
 #include "bench/stream.h"
 #include "bench/timing.h"
+#include "runtime/cache_size.h"
 #include "runtime/halnorm_c.h"
 #include "runtime/tensor_checks.h"
 
@@ -194,6 +198,10 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
 
 int main(int argc, char** argv) {
   using namespace halnorm::bench;
+  if (argc == 2 && std::string(argv[1]) == "--print_llc") {
+    std::printf("%lld\n", static_cast<long long>(halnorm::internal::LastLevelCacheBytes()));
+    return 0;
+  }
   Options o;
   if (std::string error; !ParseOptions(argc, argv, o, error)) {
     std::fprintf(stderr, "report_runner: %s\n", error.c_str());

@@ -2,6 +2,7 @@
 reads, with plausible numbers (halnorm and oneDNN ran, rates positive and
 below 10 TB/s, n/a rows name why)."""
 
+import os
 import subprocess
 import sys
 import unittest
@@ -10,8 +11,9 @@ RUNNER = sys.argv.pop(1) if len(sys.argv) > 1 else "bench/report_runner"
 COLUMNS = {"halnorm", "onednn", "naive", "stream_copy", "stream_add", "cache_copy", "cache_add"}
 
 
-def run(*args):
-    result = subprocess.run([RUNNER, *args], capture_output=True, text=True, timeout=300)
+def run(*args, env=None):
+    result = subprocess.run([RUNNER, *args], capture_output=True, text=True, timeout=300,
+                            env=env)
     return result.returncode, [line.split(",") for line in result.stdout.splitlines()], result.stderr
 
 
@@ -47,6 +49,14 @@ class ReportRunnerTest(unittest.TestCase):
         self.assertEqual(code, 0, stderr)
         halnorm = [row for row in rows if row[5] == "halnorm"]
         self.assertEqual([row[7] for row in halnorm], ["ok", "ok"])
+
+    def test_prints_the_cache_halnorm_assumes(self):
+        code, rows, stderr = run("--print_llc", env={**os.environ, "HALNORM_LLC_MIB": "48"})
+        self.assertEqual((code, rows), (0, [[str(48 << 20)]]), stderr)
+        environment = {k: v for k, v in os.environ.items() if k != "HALNORM_LLC_MIB"}
+        code, rows, stderr = run("--print_llc", env=environment)
+        self.assertEqual(code, 0, stderr)
+        self.assertTrue(0 <= int(rows[0][0]) < 1 << 40, rows)
 
     def test_bad_arguments_name_the_flag(self):
         for args, flag in ((["--op=group_norm", "--dtype=f32", "--shape=2x2"], "--op"),

@@ -1,5 +1,6 @@
 #include "runtime/cache_size.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -18,6 +19,7 @@ std::string FirstLine(const std::string& path) {
 int64_t ReadLastLevelCacheBytes() {
   int highest_level = 0;
   int64_t bytes = 0;
+  int sharing_cpus = 0;
   // index0, index1, ...: one per cache (L1 data and instruction are two).
   for (int index = 0;; index++) {
     const std::string dir =
@@ -29,9 +31,21 @@ int64_t ReadLastLevelCacheBytes() {
     if (level > highest_level && size > 0) {
       highest_level = level;
       bytes = size;
+      sharing_cpus = CountCpuList(FirstLine(dir + "shared_cpu_list"));
     }
   }
-  return bytes;
+  return UsableCacheBytes(bytes, sharing_cpus);
+}
+
+// A CPU number of a sysfs list ("12"); -1 for anything else.
+int ParseCpuNumber(std::string_view text) {
+  if (text.empty() || text.size() > 5) return -1;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return -1;
+    value = value * 10 + (c - '0');
+  }
+  return value;
 }
 
 }  // namespace
@@ -49,6 +63,29 @@ int64_t ParseCacheSize(std::string_view text) {
   const int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
   if (shift < 0 || value > (kMaxBytes >> shift)) return 0;
   return value << shift;
+}
+
+int CountCpuList(std::string_view text) {
+  constexpr int kMaxCpus = 1 << 16;
+  int count = 0;
+  for (size_t start = 0;;) {
+    const size_t comma = text.find(',', start);
+    const std::string_view range =
+        text.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    const size_t dash = range.find('-');
+    const int first = ParseCpuNumber(range.substr(0, dash));
+    const int last = dash == std::string_view::npos ? first : ParseCpuNumber(range.substr(dash + 1));
+    if (first < 0 || last < first) return 0;
+    count += last - first + 1;
+    if (count > kMaxCpus) return 0;
+    if (comma == std::string_view::npos) return count;
+    start = comma + 1;
+  }
+}
+
+int64_t UsableCacheBytes(int64_t listed_bytes, int sharing_cpus) {
+  if (sharing_cpus <= 0) return listed_bytes;
+  return std::min(listed_bytes, sharing_cpus * kMaxCacheBytesPerCpu);
 }
 
 int64_t CacheBytesOverride(const char* mib_text) {

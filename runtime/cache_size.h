@@ -8,13 +8,29 @@
 
 namespace halnorm::internal {
 
-// Bytes of the highest-level cache Linux lists for CPU 0 in sysfs, or 0
-// where it lists none; HALNORM_LLC_MIB=N says N MiB instead (a VM's sysfs
-// may list the whole socket's cache: 300 MiB on the Intel VM, where a
-// process got about 64). Read once. (Not sysconf's _SC_LEVEL3_CACHE_SIZE:
-// on the Zen 4 VM it says 320 MiB, where sysfs lists the 32 MiB L3 the
-// cores share.)
+// Bytes of the highest-level cache Linux lists for CPU 0 in sysfs, at most
+// kMaxCacheBytesPerCpu for each CPU it lists as sharing that cache (see
+// UsableCacheBytes), or 0 where it lists none; HALNORM_LLC_MIB=N says N MiB
+// instead. Read once. (Not sysconf's _SC_LEVEL3_CACHE_SIZE: on the Zen 4 VM
+// it says 320 MiB, where sysfs lists the 32 MiB L3 the cores share.)
 int64_t LastLevelCacheBytes();
+
+// A VM's sysfs may list the whole host socket's cache as shared by the VM's
+// few CPUs: 300 MiB on one 2-vCPU Intel VM, where a process got about 64,
+// and 480 MiB on another, where LayerNorm f32 forward from 64 MiB of
+// tensors up already ran at DRAM speed (1 thread, 2048x4096: 9.5-10.6
+// GB/s plain, 17.7-23.5 streaming; 1024x4096 24-25 either way). No CPU has
+// more than 12 MiB of L3 a core (Zen 4 X3D), so this bound does not bind
+// on bare metal.
+constexpr int64_t kMaxCacheBytesPerCpu = int64_t{16} << 20;
+
+// listed_bytes, but at most kMaxCacheBytesPerCpu for each of sharing_cpus;
+// listed_bytes itself when sharing_cpus is not known (0).
+int64_t UsableCacheBytes(int64_t listed_bytes, int sharing_cpus);
+
+// How many CPUs a sysfs CPU list ("0-1", "0,2-5", "3") names; 0 for
+// anything else.
+int CountCpuList(std::string_view text);
 
 // HALNORM_LLC_MIB's value ("64") in bytes; 0 when null or not a whole
 // number of MiB.

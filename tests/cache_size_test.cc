@@ -33,6 +33,26 @@ TEST(CacheSizeTest, ParsesTheOverrideInMib) {
   EXPECT_EQ(CacheBytesOverride(nullptr), 0);
 }
 
+TEST(CacheSizeTest, CountsSysfsCpuLists) {
+  EXPECT_EQ(CountCpuList("0"), 1);
+  EXPECT_EQ(CountCpuList("0-1"), 2);
+  EXPECT_EQ(CountCpuList("0,2-5"), 5);
+  EXPECT_EQ(CountCpuList("0-7,64-71"), 16);
+  for (const char* text : {"", "-", "1-", "-1", "3-2", "0,", ",0", "0,,1", "a", "0-1 ", "123456"}) {
+    EXPECT_EQ(CountCpuList(text), 0) << text;
+  }
+}
+
+TEST(CacheSizeTest, BoundsTheCacheByTheCpusSharingIt) {
+  constexpr int64_t kMib = int64_t{1} << 20;
+  // The 2-vCPU Intel VM's sysfs: 480 MiB of L3 shared by CPUs 0-1.
+  EXPECT_EQ(UsableCacheBytes(480 * kMib, 2), 2 * kMaxCacheBytesPerCpu);
+  // The Zen 4 VM: 32 MiB shared by 2 vCPUs; a 64-core socket's 256 MiB.
+  EXPECT_EQ(UsableCacheBytes(32 * kMib, 2), 32 * kMib);
+  EXPECT_EQ(UsableCacheBytes(256 * kMib, 128), 256 * kMib);
+  EXPECT_EQ(UsableCacheBytes(480 * kMib, 0), 480 * kMib);  // sharing not listed
+}
+
 TEST(CacheSizeTest, TheOverrideReplacesSysfs) {
   const char* mib = std::getenv("HALNORM_LLC_MIB");
   if (mib == nullptr) GTEST_SKIP() << "HALNORM_LLC_MIB unset: sysfs decides";
