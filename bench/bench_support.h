@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cache_line_allocator.h"
 #include "bench/stream.h"
 #include "benchmark/benchmark.h"
 #include "runtime/half_float.h"
@@ -20,7 +21,7 @@ namespace halnorm::bench {
 // A contiguous tensor owning its storage, filled with N(mean, 1) noise: one
 // 64 Ki-value block, tiled (drawing every value would dominate the run).
 struct OwnedTensor {
-  std::vector<char> bytes;
+  AlignedVector<char> bytes;
   halnorm_tensor t;
 
   OwnedTensor(halnorm_dtype dtype, std::vector<int64_t> shape, float mean, std::mt19937& rng) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <thread>
+#include <vector>
 
 namespace halnorm::bench {
 namespace {
@@ -96,8 +97,8 @@ void NaiveRowNorm::Backward(int threads) {
       dbias[0][n] += dbias[t][n];
     }
   }
-  dweight_ = dweight[0];
-  dbias_ = dbias[0];
+  dweight_.assign(dweight[0].begin(), dweight[0].end());
+  dbias_.assign(dbias[0].begin(), dbias[0].end());
 }
 
 }  // namespace halnorm::bench

@@ -5,7 +5,8 @@
 #define HALNORM_BENCH_NAIVE_PEER_H_
 
 #include <cstdint>
-#include <vector>
+
+#include "bench/cache_line_allocator.h"
 
 namespace halnorm::bench {
 
@@ -21,7 +22,7 @@ class NaiveRowNorm {
 
   bool rms_;
   int64_t rows_, hidden_;
-  std::vector<float> x_, y_, dy_, dx_, weight_, bias_, mean_, rstd_, dweight_, dbias_;
+  AlignedVector<float> x_, y_, dy_, dx_, weight_, bias_, mean_, rstd_, dweight_, dbias_;
 };
 
 }  // namespace halnorm::bench

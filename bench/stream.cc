@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/cache_line_allocator.h"
 #include "bench/timing.h"
 
 namespace halnorm::bench {
@@ -31,7 +32,7 @@ double MedianSeconds(size_t elements, int threads, Body body) {
 }  // namespace
 
 double StreamCopyBytesPerSecond(size_t elements, int threads) {
-  std::vector<float> a(elements, 1.f), c(elements);
+  AlignedVector<float> a(elements, 1.f), c(elements);
   double seconds = MedianSeconds(elements, threads, [&](size_t begin, size_t end) {
     std::copy(a.begin() + begin, a.begin() + end, c.begin() + begin);
   });
@@ -39,7 +40,7 @@ double StreamCopyBytesPerSecond(size_t elements, int threads) {
 }
 
 double StreamAddBytesPerSecond(size_t elements, int threads) {
-  std::vector<float> a(elements, 1.f), b(elements, 2.f), c(elements);
+  AlignedVector<float> a(elements, 1.f), b(elements, 2.f), c(elements);
   double seconds = MedianSeconds(elements, threads, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; i++) c[i] = a[i] + b[i];
   });
