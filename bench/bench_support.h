@@ -20,16 +20,23 @@ namespace halnorm::bench {
 
 // A contiguous tensor owning its storage, filled with N(mean, 1) noise: one
 // 64 Ki-value block, tiled (drawing every value would dominate the run).
+// Its data starts `offset_bytes` past a 64-byte boundary (16: where malloc's
+// large blocks start).
 struct OwnedTensor {
   AlignedVector<char> bytes;
   halnorm_tensor t;
 
-  OwnedTensor(halnorm_dtype dtype, std::vector<int64_t> shape, float mean, std::mt19937& rng) {
+  OwnedTensor(halnorm_dtype dtype, std::vector<int64_t> shape, float mean, std::mt19937& rng,
+              int offset_bytes = 0) {
     int64_t count = 1;
     for (int64_t e : shape) count *= e;
-    bytes.resize(count * internal::DtypeBytes(dtype));
-    t = halnorm_tensor{bytes.data(), dtype, HALNORM_CPU, static_cast<int32_t>(shape.size()),
-                       {},           {}};
+    bytes.resize(count * internal::DtypeBytes(dtype) + offset_bytes);
+    t = halnorm_tensor{bytes.data() + offset_bytes,
+                       dtype,
+                       HALNORM_CPU,
+                       static_cast<int32_t>(shape.size()),
+                       {},
+                       {}};
     int64_t stride = 1;
     for (int d = t.rank - 1; d >= 0; d--) {
       t.shape[d] = shape[d];

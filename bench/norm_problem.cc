@@ -13,12 +13,12 @@ std::vector<int64_t> NormProblem::StatsShape(Op op, const std::vector<int64_t>& 
 }
 
 NormProblem::NormProblem(Op op, halnorm_dtype dtype, const std::vector<int64_t>& shape,
-                         std::mt19937& rng)
+                         std::mt19937& rng, int offset_bytes)
     : op_(op),
-      x_(dtype, shape, 0.f, rng),
-      y_(dtype, shape, 0.f, rng),
-      dy_(dtype, shape, 0.f, rng),
-      dx_(dtype, shape, 0.f, rng),
+      x_(dtype, shape, 0.f, rng, offset_bytes),
+      y_(dtype, shape, 0.f, rng, offset_bytes),
+      dy_(dtype, shape, 0.f, rng, offset_bytes),
+      dx_(dtype, shape, 0.f, rng, offset_bytes),
       // Parameters in the activations' dtype, as a framework holds them.
       weight_(dtype, {shape[1]}, 1.f, rng),
       bias_(dtype, {shape[1]}, 0.f, rng),

@@ -17,8 +17,10 @@ namespace halnorm::bench {
 class NormProblem {
  public:
   // shape: {M, N} rows of a row norm, or NCHW for LayerNorm2d (over C).
+  // The activations (x, y, dy, dx) start `offset_bytes` past a 64-byte
+  // boundary, to time buffers that are not cache-line aligned.
   NormProblem(internal::Op op, halnorm_dtype dtype, const std::vector<int64_t>& shape,
-              std::mt19937& rng);
+              std::mt19937& rng, int offset_bytes = 0);
 
   // `variant` nullptr: dispatch picks one, as for an app.
   absl::Status Forward(const internal::Variant* variant = nullptr);

@@ -13,6 +13,9 @@
 //   report_runner --op=layer_norm --dtype=bf16 --shape=4096x768
 //   report_runner --op=layer_norm2d --dtype=f32 --shape=8x96x56x56
 //
+// --offset_bytes=16 starts halnorm's activation tensors 16 bytes past a
+// cache line, where malloc's large blocks start (the peers' stay aligned).
+//
 // report_runner --print_llc prints the last-level cache bytes halnorm's
 // streaming decision uses (runtime/cache_size.h), for the report's regimes.
 #include <algorithm>
@@ -49,6 +52,7 @@ struct Options {
   std::vector<int64_t> shape;  // {M, N} or {N, C, H, W}
   std::vector<int> threads = {1, 2};
   int reps = 5;
+  int offset_bytes = 0;  // halnorm's activations, past a 64-byte boundary
 };
 
 int64_t Elements(const Options& o) {
@@ -169,6 +173,11 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
       if (!absl::SimpleAtoi(kv.second, &o.reps) || o.reps < 1) {
         return error = "--reps: " + kv.second, false;
       }
+    } else if (kv.first == "--offset_bytes") {
+      if (!absl::SimpleAtoi(kv.second, &o.offset_bytes) || o.offset_bytes < 0 ||
+          o.offset_bytes >= 64) {
+        return error = "--offset_bytes: 0 to 63, not " + kv.second, false;
+      }
     } else {
       return error = std::string("unknown argument ") + argv[i], false;
     }
@@ -190,6 +199,9 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
   if (o.shape.size() != rank) {
     return error = "--shape: " + std::string(rank == 4 ? "NxCxHxW" : "MxN"), false;
   }
+  if (o.offset_bytes % internal::DtypeBytes(o.dtype) != 0) {
+    return error = "--offset_bytes: a multiple of the element size", false;
+  }
   return true;
 }
 
@@ -208,7 +220,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::mt19937 rng(7);
-  NormProblem problem(o.op, o.dtype, o.shape, rng);
+  NormProblem problem(o.op, o.dtype, o.shape, rng, o.offset_bytes);
   for (int threads : o.threads) {
     MeasureReferences(o, threads);
     for (bool forward : {true, false}) {

@@ -50,6 +50,13 @@ class ReportRunnerTest(unittest.TestCase):
         halnorm = [row for row in rows if row[5] == "halnorm"]
         self.assertEqual([row[7] for row in halnorm], ["ok", "ok"])
 
+    def test_tensors_off_a_cache_line(self):
+        code, rows, stderr = run("--op=layer_norm", "--dtype=bf16", "--shape=8x768",
+                                 "--threads=1", "--reps=1", "--offset_bytes=16")
+        self.assertEqual(code, 0, stderr)
+        halnorm = [row for row in rows if row[5] == "halnorm"]
+        self.assertEqual([row[7] for row in halnorm], ["ok", "ok"])
+
     def test_prints_the_cache_halnorm_assumes(self):
         code, rows, stderr = run("--print_llc", env={**os.environ, "HALNORM_LLC_MIB": "48"})
         self.assertEqual((code, rows), (0, [[str(48 << 20)]]), stderr)
@@ -63,7 +70,11 @@ class ReportRunnerTest(unittest.TestCase):
                            (["--op=layer_norm", "--dtype=f64", "--shape=2x2"], "--dtype"),
                            (["--op=layer_norm", "--dtype=f32", "--shape=2x2x2"], "--shape"),
                            (["--op=layer_norm", "--dtype=f32", "--shape=2x2", "--reps=0"],
-                            "--reps")):
+                            "--reps"),
+                           (["--op=layer_norm", "--dtype=f32", "--shape=2x2", "--offset_bytes=64"],
+                            "--offset_bytes"),
+                           (["--op=layer_norm", "--dtype=bf16", "--shape=2x2", "--offset_bytes=3"],
+                            "--offset_bytes")):
             code, rows, stderr = run(*args)
             self.assertEqual(code, 2, args)
             self.assertEqual(rows, [])
