@@ -58,6 +58,9 @@ ABSL_FLAG(std::string, timings_csv, "",
 ABSL_FLAG(int, runs, 1,
           "runtime: time the whole grid this many times and pick, per bucket, by each "
           "variant's geomean over the runs (near ties on a noisy machine flip between runs)");
+ABSL_FLAG(std::string, merge_timings, "",
+          "runtime: comma-separated --timings_csv files of this build (another machine of the "
+          "target, earlier runs) whose runs join this one's for the picks; then --runs may be 0");
 ABSL_FLAG(std::string, threads, "",
           "runtime: thread counts to time every shape at, e.g. 1,8 (default: 1 and one per "
           "core); each bucket's pick must serve all of them");
@@ -258,16 +261,19 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
   }
   const std::string csv = absl::GetFlag(FLAGS_timings_csv);
   std::string timings;
+  const std::string merge_flag = absl::GetFlag(FLAGS_merge_timings);
+  const std::vector<std::string> merge = absl::StrSplit(merge_flag, ',', absl::SkipEmpty());
   absl::StatusOr<internal::TuningFile> measured =
       RunRuntimeTuning(scope, target, TimingOptions(), absl::GetFlag(FLAGS_out),
-                       absl::GetFlag(FLAGS_runs), csv.empty() ? nullptr : &timings);
+                       absl::GetFlag(FLAGS_runs), csv.empty() ? nullptr : &timings, merge);
   if (measured.ok() && !csv.empty()) {
     if (absl::Status s = WriteFile(csv, timings); !s.ok()) return s;
   }
   if (!measured.ok() || bzl.empty()) return measured.status();
   const std::string provenance =
       absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs),
-                   " --threads=", absl::StrJoin(scope.threads, ","), " on ",
+                   " --threads=", absl::StrJoin(scope.threads, ","),
+                   merge.empty() ? "" : absl::StrCat(" --merge_timings=", merge_flag), " on ",
                    CpuModel(), ", ", Today());
   const std::string cpu = internal::HostCpuVendor();
   if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, cpu, *table); !s.ok()) return s;

@@ -123,6 +123,8 @@ TEST(RuntimeModeTest, SeveralRunsStillGiveOneEntryPerBucket) {
   std::istringstream rows(csv);
   std::string row;
   std::getline(rows, row);
+  EXPECT_THAT(row, HasSubstr("library fingerprint"));
+  std::getline(rows, row);
   EXPECT_EQ(row, "run,point,variant,seconds");
   std::set<std::pair<std::string, std::string>> dispatched;  // (run, point)
   while (std::getline(rows, row)) {
@@ -144,6 +146,38 @@ TEST(RuntimeModeTest, SeveralRunsStillGiveOneEntryPerBucket) {
   EXPECT_EQ(buckets.size(), tuned->entries.size());
   EXPECT_THAT(RunRuntimeTuning(SmallScope(), *target, kFast, path, 0).status().message(),
               HasSubstr("--runs"));
+}
+
+// --merge_timings: a saved run's timings alone (--runs=0) give the picks
+// that run gave; with a new run they join it; a file of another grid or
+// build is refused, naming the file, before any timing.
+TEST(RuntimeModeTest, MergedTimingsJoinThePicks) {
+  absl::StatusOr<TargetInfo> target = FindTarget("host");
+  ASSERT_TRUE(target.ok()) << target.status();
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  const std::string path = dir + "/merge.tuning", saved = dir + "/saved.csv";
+  std::string csv;
+  absl::StatusOr<internal::TuningFile> timed =
+      RunRuntimeTuning(SmallScope(), *target, kFast, path, /*runs=*/1, &csv);
+  ASSERT_TRUE(timed.ok()) << timed.status();
+  std::ofstream(saved) << csv;
+  absl::StatusOr<internal::TuningFile> replayed =
+      RunRuntimeTuning(SmallScope(), *target, kFast, path, /*runs=*/0, nullptr, {saved});
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  EXPECT_TRUE(replayed->entries == timed->entries);
+  absl::StatusOr<internal::TuningFile> joined =
+      RunRuntimeTuning(SmallScope(), *target, kFast, path, /*runs=*/1, nullptr, {saved});
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  EXPECT_EQ(joined->entries.size(), timed->entries.size());
+
+  Scope other = SmallScope();
+  other.dtypes = {HALNORM_F16};
+  EXPECT_THAT(RunRuntimeTuning(other, *target, kFast, path, 1, nullptr, {saved}).status().message(),
+              HasSubstr("--merge_timings: " + saved + ": no timings of this grid's points"));
+  EXPECT_THAT(RunRuntimeTuning(SmallScope(), *target, kFast, path, 1, nullptr, {dir + "/none"})
+                  .status()
+                  .message(),
+              HasSubstr("--merge_timings: cannot read " + dir + "/none"));
 }
 
 // --threads=1,2: every grid shape is timed at both thread limits, and a

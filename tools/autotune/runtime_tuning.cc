@@ -1,11 +1,13 @@
 #include "tools/autotune/runtime_tuning.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -18,6 +20,7 @@
 #include "runtime/halnorm_c.h"
 #include "runtime/tuning_file.h"
 #include "runtime/variant_index.h"
+#include "tools/autotune/grid_times.h"
 #include "tools/autotune/measure.h"
 #include "tools/autotune/select.h"
 
@@ -39,20 +42,10 @@ std::vector<const Variant*> CandidatesFor(const GridPoint& g, const TargetInfo& 
   return index.Configs(kind, shared ? dispatched : index.TargetIndex(target.key));
 }
 
-struct PointTimes {
-  std::vector<const Variant*> candidates;
-  std::vector<double> seconds;  // per candidate
-  double dispatch_seconds;      // what dispatch picks today (built-in table or loaded file)
-};
-
 // "run 2: " before a line about one of several runs; nothing with one run.
 std::string RunLabel(int run, int runs) {
   return runs > 1 ? absl::StrCat("run ", run + 1, ": ") : "";
 }
-
-// times[run][p]: grid point p timed in run `run`, every candidate and
-// dispatch side by side.
-using GridTimes = std::vector<std::vector<PointTimes>>;
 
 absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const TargetInfo& target,
                                    const SideBySideOptions& timing, int runs) {
@@ -100,20 +93,37 @@ absl::StatusOr<GridTimes> TimeGrid(const std::vector<GridPoint>& grid, const Tar
   return times;
 }
 
-std::string RuntimeTimingsCsv(const std::vector<GridPoint>& grid, const GridTimes& times) {
-  std::string out = "run,point,variant,seconds\n";
-  for (size_t run = 0; run < times.size(); run++) {
-    for (size_t p = 0; p < grid.size(); p++) {
-      const PointTimes& t = times[run][p];
-      auto row = [&](const char* variant, double seconds) {
-        absl::StrAppend(&out, run + 1, ",", grid[p].Describe(), ",", variant, ",",
-                        absl::StrFormat("%.9g", seconds), "\n");
-      };
-      for (size_t c = 0; c < t.candidates.size(); c++) row(t.candidates[c]->name, t.seconds[c]);
-      row("dispatch", t.dispatch_seconds);
+// The median of an even count is the mean of the two middle values here
+// (measure.h's Median takes the upper one: of 2 runs, the better).
+double MiddleValue(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Each --merge_timings file's runs, in file order.
+absl::StatusOr<GridTimes> ReadMergedRuns(const std::vector<std::string>& paths,
+                                         const std::vector<GridPoint>& grid,
+                                         const TargetInfo& target,
+                                         std::vector<std::string>& labels) {
+  GridTimes merged;
+  for (const std::string& path : paths) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return absl::NotFoundError(absl::StrCat("--merge_timings: cannot read ", path));
+    absl::StatusOr<GridTimes> runs = ParseGridTimesCsv(
+        text.str(), grid, [&](const GridPoint& g) { return CandidatesFor(g, target); });
+    if (!runs.ok()) {
+      return absl::Status(runs.status().code(),
+                          absl::StrCat("--merge_timings: ", path, ": ", runs.status().message()));
+    }
+    for (size_t run = 0; run < runs->size(); run++) {
+      labels.push_back(absl::StrCat(path, " run ", run + 1));
+      merged.push_back(std::move((*runs)[run]));
     }
   }
-  return out;
+  return merged;
 }
 
 }  // namespace
@@ -121,14 +131,28 @@ std::string RuntimeTimingsCsv(const std::vector<GridPoint>& grid, const GridTime
 absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const TargetInfo& target,
                                                       const SideBySideOptions& timing,
                                                       const std::string& out_path, int runs,
-                                                      std::string* timings_csv) {
+                                                      std::string* timings_csv,
+                                                      const std::vector<std::string>& merge) {
   if (out_path.empty()) return absl::InvalidArgumentError("--out: the tuning file to write");
-  if (runs < 1) return absl::InvalidArgumentError("--runs: must be >= 1");
+  if (runs < (merge.empty() ? 1 : 0)) {
+    return absl::InvalidArgumentError("--runs: must be >= 1 (>= 0 with --merge_timings)");
+  }
   const std::vector<GridPoint> grid = ShapeGrid(scope);
+  // Read first: a bad file fails before the minutes of timing.
+  std::vector<std::string> merged_labels;
+  absl::StatusOr<GridTimes> merged = ReadMergedRuns(merge, grid, target, merged_labels);
+  if (!merged.ok()) return merged.status();
   absl::StatusOr<GridTimes> timed = TimeGrid(grid, target, timing, runs);
   if (!timed.ok()) return timed.status();
-  const GridTimes& times = *timed;
-  if (timings_csv != nullptr) *timings_csv = RuntimeTimingsCsv(grid, times);
+  if (timings_csv != nullptr) *timings_csv = GridTimesCsv(grid, *timed);
+  GridTimes times = std::move(*timed);
+  std::vector<std::string> labels;
+  for (int run = 0; run < runs; run++) labels.push_back(absl::StrCat("run ", run + 1));
+  for (size_t run = 0; run < merged->size(); run++) {
+    times.push_back(std::move((*merged)[run]));
+    labels.push_back(merged_labels[run]);
+  }
+  runs = static_cast<int>(times.size());
 
   // Per bucket: the variant whose worst point, by the geomean over the runs
   // of its time relative to the run's best (select.h GeomeanOverRuns), is
@@ -168,7 +192,7 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
           worst[run] = dispatch, worst_point[run] = grid[points[i]].Describe();
         }
       }
-      const double median = Median(std::move(ratios));
+      const double median = MiddleValue(std::move(ratios));
       log_median += std::log(median);
       if (median < worst_median) {
         worst_median = median, worst_median_point = grid[points[i]].Describe();
@@ -181,11 +205,13 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   if (!out) return absl::UnavailableError(absl::StrCat("--out: cannot write ", out_path));
   const double n = static_cast<double>(grid.size());
   const std::string& cpu = internal::BuiltInTableCpu();
-  std::printf("\ndispatch as built (%s; %s) vs the per-shape best compiled variant:\n",
+  std::printf("\ndispatch as built (%s; %s%s) vs the per-shape best compiled variant:\n",
               halnorm_tuning_source(),
-              cpu.empty() ? "default tables" : absl::StrCat(cpu, " tables where present").c_str());
+              cpu.empty() ? "default tables" : absl::StrCat(cpu, " tables where present").c_str(),
+              merge.empty() ? "" : "; merged runs: dispatch as it was in them");
   for (int run = 0; run < runs; run++) {
-    std::printf("  %sgeomean %.3f, worst %.3f (%s)\n", RunLabel(run, runs).c_str(),
+    std::printf("  %sgeomean %.3f, worst %.3f (%s)\n",
+                runs > 1 ? absl::StrCat(labels[run], ": ").c_str() : "",
                 std::exp(log_dispatch[run] / n), worst[run], worst_point[run].c_str());
   }
   if (runs > 1) {
