@@ -5,11 +5,11 @@
 #include <map>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/match.h"
 #include "runtime/tuning_file.h"
 
 namespace halnorm::autotune {
@@ -44,7 +44,7 @@ std::string GridTimesCsv(const std::vector<GridPoint>& grid, const GridTimes& ti
 
 absl::StatusOr<GridTimes> ParseGridTimesCsv(absl::string_view csv,
                                             const std::vector<GridPoint>& grid,
-                                            const CandidatesFor& candidates) {
+                                            const PointCandidates& candidates) {
   std::vector<absl::string_view> lines = absl::StrSplit(csv, '\n', absl::SkipEmpty());
   if (lines.empty() || !absl::StartsWith(lines[0], "# halnorm timings")) {
     return absl::InvalidArgumentError("line 1: not a halnorm timings file (no fingerprint line)");
@@ -87,8 +87,8 @@ absl::StatusOr<GridTimes> ParseGridTimesCsv(absl::string_view csv,
       if (t.candidates[c]->name == fields[2]) slot = &t.seconds[c];
     }
     if (slot == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, fields[2], " is not a variant this build times for ", fields[1]));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, fields[2], " is not a variant this build times for ", fields[1]));
     }
     *slot = seconds;
   }

@@ -27,7 +27,7 @@ struct PointTimes {
 using GridTimes = std::vector<std::vector<PointTimes>>;
 
 // The variants a grid point is timed on, in a fixed order.
-using CandidatesFor = std::function<std::vector<const internal::Variant*>(const GridPoint&)>;
+using PointCandidates = std::function<std::vector<const internal::Variant*>(const GridPoint&)>;
 
 // "# halnorm timings, library fingerprint 0x...", then the header
 // "run,point,variant,seconds" and one row per timing (variant "dispatch":
@@ -41,7 +41,7 @@ std::string GridTimesCsv(const std::vector<GridPoint>& grid, const GridTimes& ti
 // the missing timing.
 absl::StatusOr<GridTimes> ParseGridTimesCsv(absl::string_view csv,
                                             const std::vector<GridPoint>& grid,
-                                            const CandidatesFor& candidates);
+                                            const PointCandidates& candidates);
 
 }  // namespace halnorm::autotune
 

@@ -100,9 +100,8 @@ TEST(GridTimesCsvTest, RefusesFilesThatDoNotFit) {
               HasSubstr("line 3: expected run >= 1"));
   EXPECT_THAT(error(absl::StrReplaceAll(csv, {{"\n" + row, "\n0," + row.substr(2)}}), grid),
               HasSubstr("line 3: expected run >= 1"));
-  EXPECT_THAT(
-      error(absl::StrReplaceAll(csv, {{"\n" + row, "\n1," + first_point + ",c9,"}}), grid),
-      HasSubstr("line 3: c9 is not a variant this build times for " + first_point));
+  EXPECT_THAT(error(absl::StrReplaceAll(csv, {{"\n" + row, "\n1," + first_point + ",c9,"}}), grid),
+              HasSubstr("line 3: c9 is not a variant this build times for " + first_point));
   const size_t start = csv.find("\n" + row) + 1;
   std::string dropped = csv;
   dropped.erase(start, csv.find('\n', start) + 1 - start);
