@@ -41,6 +41,15 @@ inline bool CpuVendorIs(const char* vendor) {
 
 inline bool CpuIsIntel() { return CpuVendorIs("GenuineIntel"); }
 
+// CPUID's display family: the base family, plus the extended family when the
+// base is 0xf (AMD Zen and Zen 2: 0x17; Zen 3 and Zen 4: 0x19).
+inline unsigned CpuFamily() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+  const unsigned base = (eax >> 8) & 0xf;
+  return base == 0xf ? base + ((eax >> 20) & 0xff) : base;
+}
+
 }  // namespace halnorm::internal
 
 #endif  // __x86_64__
