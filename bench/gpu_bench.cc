@@ -45,7 +45,7 @@ std::vector<const internal::Variant*> CudaConfigs(bool rms, bool forward, halnor
   std::vector<const internal::Variant*> out;
   for (const internal::Variant& v : internal::AllVariants()) {
     if (v.device == internal::Device::kCuda && !v.fused_residual && v.dtype == dtype &&
-        (v.op == internal::Op::kRmsNorm) == rms &&
+        v.op == (rms ? internal::Op::kRmsNorm : internal::Op::kLayerNorm) &&
         (v.direction == internal::Direction::kForward) == forward) {
       out.push_back(&v);
     }
