@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine from the bundle tools/gpu_bundle.sh made (copied
-# there as .gpu/run.sh). Steps: tests | bench | sweep | torch | ncu
+# there as .gpu/run.sh). Steps: tests | bench | sweep | torch | ncu | all
 # (default: tests).
 #   tests: the CUDA tests, and the forced-variant suites' CUDA cases; one
 #          line per binary, the failures' output, then "N passed, N failed".
@@ -10,6 +10,10 @@
 #   ncu:   each kernel of a LayerNorm bf16 call per hidden size in $NCU_HIDDEN
 #          (default 1000,4096), by Nsight Compute: time, DRAM bytes, launch
 #          shape, registers, occupancy.
+#   all:   tests, bench, sweep and torch in one call (a lease is short: a
+#          machine's start costs minutes), each step's output also in
+#          $OUT/<step>.txt (and nothing else there), each under a time
+#          limit so that one that hangs leaves the others their time.
 set -uo pipefail
 step=${1:-tests}
 # The binaries and libraries, unpacked once next to this script.
@@ -59,6 +63,17 @@ case $step in
     "$here/bin/gpu_bench" --all_configs && "$here/bin/gpu_layer_norm2d_bench" --all_configs
     ;;
   torch) python3 "$(dirname "$0")/gpu_torch_peer.py" ;;
+  all)
+    status=0
+    for each in tests:240 bench:120 sweep:240 torch:120; do
+      echo "== ${each%%:*}"
+      # Without OUT, the tests' per-binary logs stay out of it (the tool
+      # brings back 8 files at most); their first failures are in tests.txt.
+      timeout "${each##*:}" env -u OUT bash "$0" "${each%%:*}" 2>&1 |
+        tee "$logs/${each%%:*}.txt" || status=1
+    done
+    exit $status
+    ;;
   ncu)
     ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null |
       head -n 1)
@@ -71,7 +86,7 @@ case $step in
       --iterations=1 --repeats=1
     ;;
   *)
-    echo "usage: run.sh [tests|bench|sweep|torch|ncu]" >&2
+    echo "usage: run.sh [tests|bench|sweep|torch|ncu|all]" >&2
     exit 2
     ;;
 esac
