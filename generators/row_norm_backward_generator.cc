@@ -37,6 +37,10 @@ class RowNormBackward : public Generator<RowNormBackward> {
   // GPU targets' knobs (schedules/row_norm_schedule.h, GpuRowNormKnobs).
   GeneratorParam<int> threads{"threads", 32};
   GeneratorParam<int> rows_per_block{"rows_per_block", 4};
+  // Applied to 16-bit activations only: f32 steps are 16-byte loads, and
+  // unrolling them ran slower (schedules/configs.bzl).
+  GeneratorParam<int> stats_unroll{"stats_unroll", 1};
+  GeneratorParam<int> map_unroll{"map_unroll", 1};
 
   void configure() {
     const Type act = KernelActivationType(dtype, get_target());
@@ -99,8 +103,11 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // one-element row.
     g(n, r, b) = fma.RoundedProduct(dyf(n, r, b), select(*has_weight_, weight, 1.f));
 
+    const bool unrolled = gpu && dtype.value() != "f32";
+    const GpuRowNormKnobs gpu_knobs = {threads, rows_per_block, vector_width,
+                                       unrolled ? stats_unroll : 1, unrolled ? map_unroll : 1};
     const RowReduction row_sums(lane, r, b, hidden, vector_width, gpu ? threads : accumulators,
-                                fma);
+                                fma, gpu_knobs.stats_unroll);
     f.chunk = row_sums.chunk();
     f.tail = row_sums.tail();
     // Both row sums in one walk along the row.
@@ -258,7 +265,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     f.dx_cases = {*has_weight_ && *has_dresidual_, *has_weight_, *has_dresidual_};
     if (gpu) {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
-      ScheduleRowNormBackwardGpu(f, {threads, rows_per_block, vector_width});
+      ScheduleRowNormBackwardGpu(f, gpu_knobs);
     } else if (!auto_schedule) {
       f.prefetched_rows = {dy, x};
       f.prefetch_when = *prefetch_rows_;

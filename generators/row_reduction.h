@@ -25,8 +25,14 @@ struct RowTerm {
 
 class RowReduction {
  public:
+  // step_multiple: the walk's steps (chunk) are rounded up to a multiple of
+  // it; the steps past the row add nothing, and their loads read the row's
+  // last step again. So a schedule that unrolls that many steps has no
+  // branch around their loads, and can issue them together (GPUs, where a
+  // step's loads wait a full memory latency).
   RowReduction(Halide::Var lane, Halide::Var r, Halide::Var b, Halide::Expr hidden,
-               int vector_width, int accumulators, const FusedMultiplyAdd& fma)
+               int vector_width, int accumulators, const FusedMultiplyAdd& fma,
+               int step_multiple = 1)
       : fma_(fma),
         lane_(lane),
         r_(r),
@@ -35,7 +41,11 @@ class RowReduction {
         accumulators_(accumulators),
         lanes_(vector_width * accumulators),
         hidden_(hidden),
-        chunk_(0, hidden / lanes_, "chunk"),
+        steps_(hidden / lanes_),
+        step_multiple_(step_multiple),
+        chunk_(0, step_multiple > 1 ? (steps_ + step_multiple - 1) / step_multiple * step_multiple
+                                    : steps_,
+               "chunk"),
         tail_(hidden / lanes_ * lanes_, hidden % lanes_, "tail") {}
 
   // Returns total(r, b) = sum over n of term(n, r, b), one Tuple element per
@@ -187,10 +197,16 @@ class RowReduction {
   Halide::Func LaneAccumulators(const std::string& name, const std::vector<RowTerm>& terms) const {
     Halide::Func acc("lane_" + name);
     acc(lane_, r_, b_) = Halide::Tuple(std::vector<Halide::Expr>(terms.size(), 0.f));
+    const bool rounded = step_multiple_ > 1;
+    // The step read: chunk, or the last step for the rounded-up ones past
+    // it. max(.., 0): a row of no whole step leaves the walk's reads empty.
+    const Halide::Expr read_step =
+        rounded ? Halide::min(chunk_, Halide::max(steps_ - 1, 0)) : Halide::Expr(chunk_);
     std::vector<Halide::Expr> step;
     for (size_t i = 0; i < terms.size(); i++) {
-      step.push_back(Accumulate(terms[i], Element(acc, i, {lane_, r_, b_}),
-                                {chunk_ * lanes_ + lane_, r_, b_}));
+      const Halide::Expr sum = Element(acc, i, {lane_, r_, b_});
+      const Halide::Expr next = Accumulate(terms[i], sum, {read_step * lanes_ + lane_, r_, b_});
+      step.push_back(rounded ? Halide::select(chunk_ < steps_, next, sum) : next);
     }
     acc(lane_, r_, b_) = Halide::Tuple(step);
     return acc;
@@ -220,7 +236,8 @@ class RowReduction {
   const FusedMultiplyAdd& fma_;
   Halide::Var lane_, r_, b_;
   int vector_width_, accumulators_, lanes_;
-  Halide::Expr hidden_;
+  Halide::Expr hidden_, steps_;  // steps_: the row's whole steps of lanes_
+  int step_multiple_;
   Halide::RDom chunk_, tail_;
 };
 

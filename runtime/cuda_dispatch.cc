@@ -22,11 +22,14 @@ const std::vector<const Variant*>& CudaVariants() {
   return *variants;
 }
 
-// log2 of the threads that suit a row of `row_bytes`: 32 to 1024 threads,
-// each one's share of the row 64 to 127 bytes (see the header).
+// Rows from this many bytes take 1024 threads (below: at most 512).
+constexpr int64_t kBlockOf1024RowBytes = 128 * 1024;
+
+// log2 of the threads that suit a row of `row_bytes` (see the header).
 int ThreadsLog2For(int64_t row_bytes) {
+  if (row_bytes >= kBlockOf1024RowBytes) return 10;
   int log2 = 5;
-  while (log2 < 10 && (int64_t{2} << log2) * kBytesPerThread <= row_bytes) log2++;
+  while (log2 < 9 && (int64_t{2} << log2) * kBytesPerThread <= row_bytes) log2++;
   return log2;
 }
 

@@ -15,8 +15,11 @@ namespace halnorm::internal {
 // vector_width=1 config; the others the config whose threads per row are
 // nearest (in powers of two; fewer on a tie) to those that give each thread
 // 64-127 bytes of the row: 32 threads below 4 KiB rows, 64 below 8 KiB, ...,
-// 1024 from 64 KiB. That rule is the H100 sweep of `gpu_bench
-// --all_configs` (schedules/row_norm_gpu.cc). LayerNorm2d (the channel-norm
+// 512 from 32 KiB (up to 255 bytes a thread), 1024 from 128 KiB. That rule
+// is the H100 sweep of `gpu_bench --all_configs` (schedules/row_norm_gpu.cc),
+// less its 1024 threads for 64-127 KiB rows: on an H200 512 ran f32 N =
+// 16384 1.04-1.38x faster (geomean of the rule against the best config of
+// 88 cases, M = 4096, N = 768-16384: 0.975, worst 0.80). LayerNorm2d (the channel-norm
 // kernels, rows = pixels): the largest block of pixels that still gives each
 // SM of a large GPU one, else the smallest. FailedPrecondition when this
 // build has no CUDA kernel for the request.

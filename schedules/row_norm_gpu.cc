@@ -48,14 +48,16 @@ constexpr int kColumnThreads = 128;
 constexpr int kGroupColumns = 32;
 
 struct ColumnLoops {
-  Var span{"span"}, column{"column"};
+  Var span{"span"}, column{"column"}, vector_column{"vector_column"}, in_vector{"in_vector"};
 };
 
 struct RowLoops {
   Var block{"block"}, row{"row"}, step{"step"}, in_step{"in_step"}, t{"t"}, v{"v"};
+  Var steps{"steps"}, in_steps{"in_steps"};  // step's groups of map_unroll
 };
 
-// rows_per_block rows a block; each row in steps of threads x vector.
+// rows_per_block rows a block; each row in steps of threads x vector, a
+// thread's steps unrolled map_unroll at a time.
 void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
                     const RowLoops& loops) {
   // Whole vectors (the row is a multiple of them: RequireAlignedRows), so
@@ -64,8 +66,10 @@ void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
   out.split(r, loops.block, loops.row, knobs.rows_per_block, TailStrategy::GuardWithIf)
       .split(n, loops.in_step, loops.v, knobs.vector, TailStrategy::RoundUp)
       .split(loops.in_step, loops.step, loops.t, knobs.threads, TailStrategy::GuardWithIf)
+      .split(loops.step, loops.steps, loops.in_steps, knobs.map_unroll, TailStrategy::GuardWithIf)
       .vectorize(loops.v)
-      .reorder(loops.v, loops.t, loops.step, loops.row, loops.block, b)
+      .unroll(loops.in_steps)
+      .reorder(loops.v, loops.in_steps, loops.t, loops.steps, loops.row, loops.block, b)
       .gpu_blocks(loops.block, b)
       .gpu_threads(loops.t, loops.row);
 }
@@ -74,8 +78,8 @@ void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
 // row, the threads' fold stages, then the per-row scalars (one thread per
 // row), all inside `at`'s kernel.
 void ScheduleRowStatistics(Func lane_sums, const std::vector<Func>& fold_stages,
-                           const std::vector<Func>& stats, Var lane, Var r, LoopLevel at,
-                           const GpuRowNormKnobs& knobs) {
+                           const std::vector<Func>& stats, Var lane, Var r,
+                           Halide::RVar chunk, LoopLevel at, const GpuRowNormKnobs& knobs) {
   const int rows_per_block = knobs.rows_per_block;
   // Halide 14 pools a block's shared allocations into one buffer and
   // indexes vectorized ones in whole vectors from their offset: every
@@ -96,25 +100,38 @@ void ScheduleRowStatistics(Func lane_sums, const std::vector<Func>& fold_stages,
   // thread's own-vector sum (the first fold stage): no shared round trip
   // and no barriers for them.
   lane_sums.compute_at(fold_stages.front(), lane).vectorize(lane);
-  lane_sums.update().vectorize(lane);
+  Halide::RVar steps("steps"), in_steps("in_steps");
+  lane_sums.update()
+      .split(chunk, steps, in_steps, knobs.stats_unroll, TailStrategy::GuardWithIf)
+      .vectorize(lane)
+      .unroll(in_steps);
   for (Func stage : fold_stages) stage.compute_at(at).gpu_threads(lane, r);
   for (Func stat : stats) stat.compute_at(at).gpu_threads(r);
 }
 
 // out(n, c, b) = walk(n, c, b), a walk over `rows` in order: a thread per
-// column n, coalesced across the block's threads, a block per column span
-// (and c, b). The walk runs in the thread's registers, unrolled so that its
-// independent loads are in flight together (the adds stay in order).
-void ScheduleColumnWalk(Func out, Func walk, Var n, Var c, Var b, Halide::RVar rows,
+// `columns` adjacent columns n (one vector load a row, like the row walks'),
+// coalesced across the block's threads, a block per column span (and c, b).
+// The walk runs in the thread's registers, unrolled so that its independent
+// loads are in flight together (the adds stay in order).
+void ScheduleColumnWalk(Func out, Func walk, Var n, Var c, Var b, Halide::RVar rows, int columns,
                         const ColumnLoops& loops) {
   constexpr int kUnroll = 8;
-  out.split(n, loops.span, loops.column, kColumnThreads, TailStrategy::GuardWithIf)
+  // Rows are whole vectors (RequireAlignedRows): the guard is per vector,
+  // and the span starts at a whole vector (or its loads would be scalar).
+  out.align_bounds(n, columns)
+      .split(n, loops.vector_column, loops.in_vector, columns, TailStrategy::RoundUp)
+      .split(loops.vector_column, loops.span, loops.column, kColumnThreads,
+             TailStrategy::GuardWithIf)
+      .vectorize(loops.in_vector)
       .gpu_blocks(loops.span, c, b)
       .gpu_threads(loops.column);
   Halide::RVar rows_outer("rows_outer"), rows_inner("rows_inner");
-  walk.compute_at(out, loops.column);
-  walk.update().split(rows, rows_outer, rows_inner, kUnroll, TailStrategy::GuardWithIf)
-      .unroll(rows_inner);
+  walk.compute_at(out, loops.column).vectorize(n);
+  walk.update()
+      .split(rows, rows_outer, rows_inner, kUnroll, TailStrategy::GuardWithIf)
+      .unroll(rows_inner)
+      .vectorize(n);
 }
 
 }  // namespace
@@ -140,6 +157,18 @@ void ScheduleColumnWalk(Func out, Func walk, Var n, Var c, Var b, Halide::RVar r
 // speed (slower on 7 of 36 shapes, at N = 2048-4096 and f32 16384),
 // backward 0.85-6.0x (slower for 16-bit LayerNorm and bf16 RMSNorm at N >=
 // 8192).
+// On one H200, 2026-12-04 (copy 4259 GB/s; gpu_bench, the 2026-11-28 build
+// and this one in the same call, us): 16-bit backwards unrolled (4 steps)
+// and their partials walk 4 columns a thread, N >= 2048: LayerNorm bf16
+// 47.8 / 90.2 / 158.3 / 310.2 -> 42.2 / 71.9 / 134.5 / 266.7 (N = 2048 /
+// 4096 / 8192 / 16384; 0.25-0.30 -> 0.28-0.35 of the copy), f16 1.15-1.27x,
+// RMSNorm bf16 1.14-1.22x, f32 backwards 1.0-1.08x; 512 threads instead of
+// 1024 for N = 16384 f32: forward LayerNorm 228.2 -> 165.8 (0.55 -> 0.76),
+// RMSNorm 190.3 -> 144.4 (0.66 -> 0.87). Unrolling the forwards (4 steps,
+// stats and map) ran them 0.9-1.0x, up to 0.75x at N = 16384 (48 registers:
+// half the blocks an SM), and N <= 1024 calls (6-30 us) are bound by the
+// host's call overhead: identical forward kernels timed 0.68-1.18x apart
+// there in one call.
 // A call whose blocks all fit on the GPU at once takes as long as one
 // block's chain of dependent steps (loads, fold barriers, the per-row
 // scalars), which keeps the smaller rows short of the copy. The backward
@@ -159,14 +188,14 @@ void ScheduleRowNormForwardGpu(RowNormForwardFuncs f, const GpuRowNormKnobs& kno
         .gpu_threads(loops.row)
         .compute_with(f.y, loops.block);
   }
-  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.lane, f.r,
+  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.lane, f.r, f.chunk,
                         LoopLevel(f.y, loops.block), knobs);
 }
 
 void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& knobs) {
   const RowLoops loops;
   ScheduleRowMap(f.dx, f.n, f.r, f.b, knobs, loops);
-  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.lane, f.r,
+  ScheduleRowStatistics(f.lane_sums, f.fold_stages, f.stats, f.lane, f.r, f.chunk,
                         LoopLevel(f.dx, loops.block), knobs);
   // The partials' walk over row chunks (dweight's and dbias's together, a
   // Tuple: one read of dy), then a kernel per output walking the chunks.
@@ -174,7 +203,12 @@ void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& k
   // in Halide 14's PartitionLoops; the chunk sums are small.)
   const ColumnLoops columns;
   f.partials.compute_root();
-  ScheduleColumnWalk(f.partials, f.partial_walk, f.n, f.c, f.b, f.in_chunk, columns);
+  // Vector columns (4 a thread) only for the configs of rows from 4 KiB
+  // (64+ threads): on an H200 they ran the backward 1.05-1.16x faster from
+  // 8 KiB rows, but 1.3x slower at N = 768 f32 (3 KiB: too few threads).
+  const int walk_columns = knobs.threads >= 64 ? knobs.vector : 1;
+  ScheduleColumnWalk(f.partials, f.partial_walk, f.n, f.c, f.b, f.in_chunk, walk_columns,
+                     columns);
   // Each output's two-level sum of the chunks: a block per span of
   // kGroupColumns columns, first a thread per (column, group) walking its
   // group's chunks in registers (the group sums go to shared memory), then

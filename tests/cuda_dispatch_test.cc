@@ -43,12 +43,15 @@ TEST_P(CudaDispatchTest, PicksConfigForRowBytes) {
 INSTANTIATE_TEST_SUITE_P(
     Rows, CudaDispatchTest,
     ::testing::Values(
-        // Each thread gets 64-127 bytes of the row.
+        // Each thread gets 64-127 bytes of the row, up to 512 threads;
+        // 1024 from 128 KiB rows.
         Expected{HALNORM_BF16, 768, 8, 32, 4}, Expected{HALNORM_F32, 768, 8, 32, 4},
         Expected{HALNORM_BF16, 2048, 8, 64, 4}, Expected{HALNORM_F32, 1024, 8, 64, 4},
         Expected{HALNORM_F16, 4096, 8, 128, 4}, Expected{HALNORM_F32, 2048, 8, 128, 4},
         Expected{HALNORM_BF16, 8192, 8, 256, 4}, Expected{HALNORM_F32, 4096, 8, 256, 4},
-        Expected{HALNORM_BF16, 16384, 4, 512, 4}, Expected{HALNORM_F32, 16384, 8, 1024, 4},
+        Expected{HALNORM_BF16, 16384, 4, 512, 4}, Expected{HALNORM_F32, 16384, 8, 512, 4},
+        Expected{HALNORM_F32, 32768, 8, 1024, 4}, Expected{HALNORM_BF16, 32768, 8, 512, 4},
+        Expected{HALNORM_BF16, 65536, 8, 1024, 4},
         Expected{HALNORM_F32, 1 << 20, 8, 1024, 4},
         // Rows that are not whole aligned vectors of 4.
         Expected{HALNORM_BF16, 4096, 2, 128, 1}, Expected{HALNORM_F32, 1001, 1, 128, 1},
