@@ -106,8 +106,8 @@ class RowNormBackward : public Generator<RowNormBackward> {
     const bool unrolled = gpu && dtype.value() != "f32";
     const GpuRowNormKnobs gpu_knobs = {threads, rows_per_block, vector_width,
                                        unrolled ? stats_unroll : 1, unrolled ? map_unroll : 1};
-    const RowReduction row_sums(lane, r, b, hidden, vector_width, gpu ? threads : accumulators,
-                                fma, gpu_knobs.stats_unroll);
+    const RowReduction row_sums(lane, r, b, hidden, vector_width, gpu ? threads : accumulators, fma,
+                                gpu_knobs.stats_unroll);
     f.chunk = row_sums.chunk();
     f.tail = row_sums.tail();
     // Both row sums in one walk along the row.

@@ -43,8 +43,9 @@ class RowReduction {
         hidden_(hidden),
         steps_(hidden / lanes_),
         step_multiple_(step_multiple),
-        chunk_(0, step_multiple > 1 ? (steps_ + step_multiple - 1) / step_multiple * step_multiple
-                                    : steps_,
+        chunk_(0,
+               step_multiple > 1 ? (steps_ + step_multiple - 1) / step_multiple * step_multiple
+                                 : steps_,
                "chunk"),
         tail_(hidden / lanes_ * lanes_, hidden % lanes_, "tail") {}
 

@@ -18,11 +18,11 @@ namespace halnorm::internal {
 // 512 from 32 KiB (up to 255 bytes a thread), 1024 from 128 KiB. That rule
 // is the H100 sweep of `gpu_bench --all_configs` (schedules/row_norm_gpu.cc),
 // less its 1024 threads for 64-127 KiB rows: on an H200 512 ran f32 N =
-// 16384 1.04-1.38x faster (geomean of the rule against the best config of
-// 88 cases, M = 4096, N = 768-16384: 0.975, worst 0.80). LayerNorm2d (the channel-norm
-// kernels, rows = pixels): the largest block of pixels that still gives each
-// SM of a large GPU one, else the smallest. FailedPrecondition when this
-// build has no CUDA kernel for the request.
+// 16384 1.04-1.38x faster (the rule against the best config of 88 cases, M =
+// 4096, N = 768-16384: geomean 0.975, worst 0.80). LayerNorm2d (the
+// channel-norm kernels, rows = pixels): the largest block of pixels that
+// still gives each SM of a large GPU one, else the smallest.
+// FailedPrecondition when this build has no CUDA kernel for the request.
 absl::StatusOr<const Variant*> PickCudaVariant(const KernelRequest& request);
 
 // The widest vector (1, 2, 4 or 8 elements) the rows of these tensors (null

@@ -78,8 +78,8 @@ void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
 // row, the threads' fold stages, then the per-row scalars (one thread per
 // row), all inside `at`'s kernel.
 void ScheduleRowStatistics(Func lane_sums, const std::vector<Func>& fold_stages,
-                           const std::vector<Func>& stats, Var lane, Var r,
-                           Halide::RVar chunk, LoopLevel at, const GpuRowNormKnobs& knobs) {
+                           const std::vector<Func>& stats, Var lane, Var r, Halide::RVar chunk,
+                           LoopLevel at, const GpuRowNormKnobs& knobs) {
   const int rows_per_block = knobs.rows_per_block;
   // Halide 14 pools a block's shared allocations into one buffer and
   // indexes vectorized ones in whole vectors from their offset: every
@@ -207,8 +207,7 @@ void ScheduleRowNormBackwardGpu(RowNormBackwardFuncs f, const GpuRowNormKnobs& k
   // (64+ threads): on an H200 they ran the backward 1.05-1.16x faster from
   // 8 KiB rows, but 1.3x slower at N = 768 f32 (3 KiB: too few threads).
   const int walk_columns = knobs.threads >= 64 ? knobs.vector : 1;
-  ScheduleColumnWalk(f.partials, f.partial_walk, f.n, f.c, f.b, f.in_chunk, walk_columns,
-                     columns);
+  ScheduleColumnWalk(f.partials, f.partial_walk, f.n, f.c, f.b, f.in_chunk, walk_columns, columns);
   // Each output's two-level sum of the chunks: a block per span of
   // kGroupColumns columns, first a thread per (column, group) walking its
   // group's chunks in registers (the group sums go to shared memory), then

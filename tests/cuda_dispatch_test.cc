@@ -51,8 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{HALNORM_BF16, 8192, 8, 256, 4}, Expected{HALNORM_F32, 4096, 8, 256, 4},
         Expected{HALNORM_BF16, 16384, 4, 512, 4}, Expected{HALNORM_F32, 16384, 8, 512, 4},
         Expected{HALNORM_F32, 32768, 8, 1024, 4}, Expected{HALNORM_BF16, 32768, 8, 512, 4},
-        Expected{HALNORM_BF16, 65536, 8, 1024, 4},
-        Expected{HALNORM_F32, 1 << 20, 8, 1024, 4},
+        Expected{HALNORM_BF16, 65536, 8, 1024, 4}, Expected{HALNORM_F32, 1 << 20, 8, 1024, 4},
         // Rows that are not whole aligned vectors of 4.
         Expected{HALNORM_BF16, 4096, 2, 128, 1}, Expected{HALNORM_F32, 1001, 1, 128, 1},
         Expected{HALNORM_F32, 16, 1, 128, 1}));
