@@ -39,8 +39,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
   GeneratorParam<int> rows_per_block{"rows_per_block", 4};
   // Applied to 16-bit activations only: f32 steps are 16-byte loads, and
   // unrolling them ran slower (schedules/configs.bzl).
-  GeneratorParam<int> stats_unroll{"stats_unroll", 1};
-  GeneratorParam<int> map_unroll{"map_unroll", 1};
+  GeneratorParam<int> unroll{"unroll", 1};
 
   void configure() {
     const Type act = KernelActivationType(dtype, get_target());
@@ -105,9 +104,9 @@ class RowNormBackward : public Generator<RowNormBackward> {
 
     const bool unrolled = gpu && dtype.value() != "f32";
     const GpuRowNormKnobs gpu_knobs = {threads, rows_per_block, vector_width,
-                                       unrolled ? stats_unroll : 1, unrolled ? map_unroll : 1};
+                                       unrolled ? unroll : 1};
     const RowReduction row_sums(lane, r, b, hidden, vector_width, gpu ? threads : accumulators, fma,
-                                gpu_knobs.stats_unroll);
+                                gpu_knobs.unroll);
     f.chunk = row_sums.chunk();
     f.tail = row_sums.tail();
     // Both row sums in one walk along the row.

@@ -30,21 +30,19 @@ HAND_CHANNEL_NORM_CPU_CONFIGS = {
 # GPU configs (schedules/row_norm_gpu.cc), the same for CUDA and OpenCL.
 # threads: a row's threads (32: a warp per row, rows_per_block rows a
 # block); vector_width: elements a thread loads a step (8 ran at 0.5-0.9x
-# of 4 on an H100, every op and dtype). stats_unroll, map_unroll (backward
-# only, 16-bit dtypes only; GpuRowNormKnobs): a thread's steps unrolled, 4
-# ran 16-bit backwards 1.05-1.12x faster on an H200 at N >= 1024, and
-# forwards and f32 3-10% slower (`gpu_bench --all_configs`, 2026-12-04;
-# 1024 threads: not measured, none). The runtime picks among them by their knobs
+# of 4 on an H100, every op and dtype). unroll (backward only, 16-bit
+# dtypes only; GpuRowNormKnobs): a thread's steps unrolled; 4 ran 16-bit
+# backwards 1.05-1.12x faster on an H200 at N >= 1024, and forwards and f32
+# 3-10% slower (`gpu_bench --all_configs`, 2026-12-04; 1024 threads: not
+# measured, none). The runtime picks among them by their knobs
 # (runtime/cuda_dispatch.h): the vector_width = 1 one for rows that are not
 # whole aligned vectors, else the one whose threads suit the row's bytes.
-_UNROLLED = {"stats_unroll": 4, "map_unroll": 4}
-
 _GPU_ROW_NORM_CONFIGS = [
-    dict({"threads": 32, "rows_per_block": 4, "vector_width": 4}, **_UNROLLED),
-    dict({"threads": 64, "rows_per_block": 4, "vector_width": 4}, **_UNROLLED),
-    dict({"threads": 128, "rows_per_block": 2, "vector_width": 4}, **_UNROLLED),
-    dict({"threads": 256, "rows_per_block": 1, "vector_width": 4}, **_UNROLLED),
-    dict({"threads": 512, "rows_per_block": 1, "vector_width": 4}, **_UNROLLED),
+    {"threads": 32, "rows_per_block": 4, "vector_width": 4, "unroll": 4},
+    {"threads": 64, "rows_per_block": 4, "vector_width": 4, "unroll": 4},
+    {"threads": 128, "rows_per_block": 2, "vector_width": 4, "unroll": 4},
+    {"threads": 256, "rows_per_block": 1, "vector_width": 4, "unroll": 4},
+    {"threads": 512, "rows_per_block": 1, "vector_width": 4, "unroll": 4},
     {"threads": 1024, "rows_per_block": 1, "vector_width": 4},
     {"threads": 128, "rows_per_block": 1, "vector_width": 1},
 ]

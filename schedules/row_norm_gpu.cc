@@ -53,11 +53,11 @@ struct ColumnLoops {
 
 struct RowLoops {
   Var block{"block"}, row{"row"}, step{"step"}, in_step{"in_step"}, t{"t"}, v{"v"};
-  Var steps{"steps"}, in_steps{"in_steps"};  // step's groups of map_unroll
+  Var steps{"steps"}, in_steps{"in_steps"};  // step's groups of `unroll`
 };
 
 // rows_per_block rows a block; each row in steps of threads x vector, a
-// thread's steps unrolled map_unroll at a time.
+// thread's steps unrolled `unroll` at a time.
 void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
                     const RowLoops& loops) {
   // Whole vectors (the row is a multiple of them: RequireAlignedRows), so
@@ -66,7 +66,7 @@ void ScheduleRowMap(Func out, Var n, Var r, Var b, const GpuRowNormKnobs& knobs,
   out.split(r, loops.block, loops.row, knobs.rows_per_block, TailStrategy::GuardWithIf)
       .split(n, loops.in_step, loops.v, knobs.vector, TailStrategy::RoundUp)
       .split(loops.in_step, loops.step, loops.t, knobs.threads, TailStrategy::GuardWithIf)
-      .split(loops.step, loops.steps, loops.in_steps, knobs.map_unroll, TailStrategy::GuardWithIf)
+      .split(loops.step, loops.steps, loops.in_steps, knobs.unroll, TailStrategy::GuardWithIf)
       .vectorize(loops.v)
       .unroll(loops.in_steps)
       .reorder(loops.v, loops.in_steps, loops.t, loops.steps, loops.row, loops.block, b)
@@ -102,7 +102,7 @@ void ScheduleRowStatistics(Func lane_sums, const std::vector<Func>& fold_stages,
   lane_sums.compute_at(fold_stages.front(), lane).vectorize(lane);
   Halide::RVar steps("steps"), in_steps("in_steps");
   lane_sums.update()
-      .split(chunk, steps, in_steps, knobs.stats_unroll, TailStrategy::GuardWithIf)
+      .split(chunk, steps, in_steps, knobs.unroll, TailStrategy::GuardWithIf)
       .vectorize(lane)
       .unroll(in_steps);
   for (Func stage : fold_stages) stage.compute_at(at).gpu_threads(lane, r);

@@ -88,13 +88,12 @@ struct GpuRowNormKnobs {
   int threads;         // per row: 32 = a warp per row; more = a block per row
   int rows_per_block;  // rows a block normalizes side by side (warp per row)
   int vector;          // elements a thread loads a step: 4, or 1 where rows are unaligned
-  // Steps of a thread's row walk unrolled, so that their loads are in
+  // Steps of a thread's row walks unrolled, so that their loads are in
   // flight together (a loop of one load a step waits a memory latency a
   // step): the statistics' walk (the generators round its steps up to a
   // multiple: RowReduction's step_multiple) and the outputs' (their steps
   // past the last whole group run one by one).
-  int stats_unroll = 1;
-  int map_unroll = 1;
+  int unroll = 1;
 };
 
 // Funcs are handles: the copy schedules the generator's pipeline.

@@ -9,7 +9,7 @@ load("//tools/bazel:halide.bzl", "TARGETS")
 
 # Knobs added after a target's configs were tuned: those configs build with
 # the value that reproduces the schedule from before the knob existed.
-_KNOB_DEFAULTS = {"stats_rows": 1, "stats_unroll": 1, "map_unroll": 1}
+_KNOB_DEFAULTS = {"stats_rows": 1, "unroll": 1}
 
 # A generator family: its configs per target (tuned or hand; a target without
 # configs has no variants of the family) and, per direction, the generator,
@@ -33,7 +33,7 @@ _FAMILIES = {
             "bwd": struct(
                 generator = "row_norm_backward",
                 knobs = ["vector_width", "accumulators", "stats_rows"],
-                gpu_knobs = ["threads", "rows_per_block", "vector_width", "stats_unroll", "map_unroll"],
+                gpu_knobs = ["threads", "rows_per_block", "vector_width", "unroll"],
                 residual = [False],
                 native_params = False,
                 streamed = ["dx"],
