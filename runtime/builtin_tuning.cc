@@ -1,10 +1,15 @@
 #include "runtime/builtin_tuning.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "runtime/cpu_features.h"
 #include "runtime/tuning_buckets.h"
 #include "runtime/variant_index.h"
@@ -21,10 +26,34 @@ namespace {
 #include "runtime/tuning.inc"
 #undef HALNORM_TUNED
 
-bool SameKey(const BuiltInTuningEntry& a, const BuiltInTuningEntry& b) {
-  return a.op == b.op && a.direction == b.direction && a.dtype == b.dtype &&
-         std::strcmp(a.target, b.target) == 0 && a.hidden_bucket == b.hidden_bucket &&
-         a.row_bucket == b.row_bucket;
+// Where `cpu`'s table stands in BuiltInTableCpus(): 0 the most specific,
+// the default table ("") last; -1 for a table not in use here.
+int TableRank(const char* cpu) {
+  const std::vector<std::string>& cpus = BuiltInTableCpus();
+  if (*cpu == '\0') return static_cast<int>(cpus.size());
+  const auto found = std::find(cpus.begin(), cpus.end(), cpu);
+  return found == cpus.end() ? -1 : static_cast<int>(found - cpus.begin());
+}
+
+// What an entry picks for: each table of a tuned file has one entry per key.
+using EntryKey = std::tuple<Op, Direction, halnorm_dtype, std::string, int, int>;
+EntryKey KeyOf(const BuiltInTuningEntry& e) {
+  return {e.op, e.direction, e.dtype, e.target, e.hidden_bucket, e.row_bucket};
+}
+
+// Per key, the rank of the most specific table in use holding it.
+const std::map<EntryKey, int>& DecidingRanks() {
+  static const auto* ranks = [] {
+    auto* best = new std::map<EntryKey, int>;
+    for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
+      const int rank = TableRank(e.cpu);
+      if (rank < 0) continue;
+      const auto [it, inserted] = best->emplace(KeyOf(e), rank);
+      if (!inserted) it->second = std::min(it->second, rank);
+    }
+    return best;
+  }();
+  return *ranks;
 }
 
 }  // namespace
@@ -40,23 +69,20 @@ absl::Span<const BuiltInTuningEntry> BuiltInTuningEntries() {
   return *entries;
 }
 
-const std::string& BuiltInTableCpu() {
-  static const auto* cpu = [] {
+const std::vector<std::string>& BuiltInTableCpus() {
+  static const auto* cpus = [] {
     const char* forced = std::getenv("HALNORM_TUNING_CPU");
-    if (forced == nullptr || *forced == '\0') return new std::string(HostCpuVendor());
-    return new std::string(std::strcmp(forced, "none") == 0 ? "" : forced);
+    if (forced == nullptr || *forced == '\0') return new std::vector<std::string>(HostCpuTables());
+    return new std::vector<std::string>(CpuTableChain(forced));
   }();
-  return *cpu;
+  return *cpus;
 }
 
 bool InUse(const BuiltInTuningEntry& entry) {
-  const std::string& cpu = BuiltInTableCpu();
-  if (*entry.cpu != '\0') return entry.cpu == cpu;
-  if (cpu.empty()) return true;
-  for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
-    if (e.cpu == cpu && SameKey(e, entry)) return false;
-  }
-  return true;
+  const int rank = TableRank(entry.cpu);
+  if (rank < 0) return false;
+  const auto deciding = DecidingRanks().find(KeyOf(entry));
+  return deciding != DecidingRanks().end() && deciding->second == rank;
 }
 
 const TuningTable& BuiltInTuningTable() {
@@ -76,13 +102,20 @@ const TuningTable& BuiltInTuningTable() {
 
 std::string BuiltInTuningSource(const char* target) {
   std::string source = absl::StrCat("schedules/tuned/", target, ".bzl");
-  bool cpu_table = false;
+  std::vector<bool> in_use(BuiltInTableCpus().size());
   for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
     if (std::strcmp(e.target, target) != 0) continue;
     source = e.source;
-    cpu_table = cpu_table || (*e.cpu != '\0' && e.cpu == BuiltInTableCpu());
+    const int rank = TableRank(e.cpu);
+    if (rank >= 0 && rank < static_cast<int>(in_use.size()) && InUse(e)) in_use[rank] = true;
   }
-  return cpu_table ? absl::StrCat(source, ", ", BuiltInTableCpu(), " table") : source;
+  std::vector<std::string> tables;
+  for (size_t i = 0; i < in_use.size(); i++) {
+    if (in_use[i]) tables.push_back(BuiltInTableCpus()[i]);
+  }
+  if (tables.empty()) return source;
+  return absl::StrCat(source, ", ", absl::StrJoin(tables, " and "),
+                      tables.size() > 1 ? " tables" : " table");
 }
 
 }  // namespace halnorm::internal

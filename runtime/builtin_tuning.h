@@ -1,11 +1,13 @@
 // The built-in dispatch table: the tuned tables of schedules/tuned/, compiled
 // in through the generated tuning.inc. A tuned file's default table serves
-// every CPU; its cpu_tables serve one vendor's CPUs, replacing the default
-// entry by entry.
+// every CPU; its cpu_tables serve one vendor's CPUs ("amd") or one core
+// generation's ("amd_family23"), replacing the less specific tables' entries
+// bucket by bucket.
 #ifndef HALNORM_RUNTIME_BUILTIN_TUNING_H_
 #define HALNORM_RUNTIME_BUILTIN_TUNING_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "runtime/tuning_table.h"
@@ -21,19 +23,19 @@ struct BuiltInTuningEntry {
   int hidden_bucket;
   int row_bucket;
   int config;
-  const char* cpu;     // "" (the default table) or the vendor of its cpu_tables entry
+  const char* cpu;     // "" (the default table) or the key of its cpu_tables table
   const char* source;  // the schedules/tuned/ file it comes from
 };
 
 absl::Span<const BuiltInTuningEntry> BuiltInTuningEntries();
 
-// The vendor whose cpu_tables entries apply: HALNORM_TUNING_CPU when set
-// (read once; "intel", "amd", or "none" for the default tables only), else
-// HostCpuVendor().
-const std::string& BuiltInTableCpu();
+// The cpu_tables that apply, most specific first: CpuTableChain() of
+// HALNORM_TUNING_CPU when set (read once; "none": the default tables only),
+// else HostCpuTables().
+const std::vector<std::string>& BuiltInTableCpus();
 
-// Whether `entry` decides dispatch here: an entry of BuiltInTableCpu()'s
-// table, or a default one that table does not replace.
+// Whether `entry` decides dispatch here: an entry of the most specific of
+// BuiltInTableCpus()' tables (or of the default table) holding its buckets.
 bool InUse(const BuiltInTuningEntry& entry);
 
 // The entries as a table, built on first use. An entry whose target or
@@ -42,8 +44,9 @@ bool InUse(const BuiltInTuningEntry& entry);
 const TuningTable& BuiltInTuningTable();
 
 // Where a target's built-in entries come from: "schedules/tuned/x86_avx2.bzl"
-// (a target tuned as another has that one's file), followed by ", amd table"
-// where entries of a cpu_tables table are in use.
+// (a target tuned as another has that one's file), followed by the
+// cpu_tables whose entries are in use: ", amd table", ", amd_family23 and amd
+// tables".
 std::string BuiltInTuningSource(const char* target);
 
 }  // namespace halnorm::internal

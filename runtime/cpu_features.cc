@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+
 #if defined(__aarch64__)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
@@ -89,15 +91,26 @@ Isa MaxDispatchIsa() {
   return capped;
 }
 
-const char* HostCpuVendor() {
+std::vector<std::string> CpuTableChain(const std::string& key) {
+  if (key.empty() || key == "none") return {};
+  const size_t vendor_end = key.find('_');
+  if (vendor_end == std::string::npos) return {key};
+  return {key, key.substr(0, vendor_end)};
+}
+
+const std::vector<std::string>& HostCpuTables() {
+  static const auto* tables = [] {
+    std::string key;
 #if defined(__x86_64__)
-  static const char* vendor = CpuIsIntel()                  ? "intel"
-                              : CpuVendorIs("AuthenticAMD") ? "amd"
-                                                            : "";
-  return vendor;
-#else
-  return "";
+    if (CpuIsIntel()) {
+      key = absl::StrCat("intel_model", CpuDisplayModel());
+    } else if (CpuVendorIs("AuthenticAMD")) {
+      key = absl::StrCat("amd_family", CpuFamily());
+    }
 #endif
+    return new std::vector<std::string>(CpuTableChain(key));
+  }();
+  return *tables;
 }
 
 }  // namespace halnorm::internal

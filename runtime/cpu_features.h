@@ -2,6 +2,7 @@
 #ifndef HALNORM_RUNTIME_CPU_FEATURES_H_
 #define HALNORM_RUNTIME_CPU_FEATURES_H_
 
+#include <string>
 #include <vector>
 
 namespace halnorm::internal {
@@ -33,10 +34,18 @@ bool HostSupports(Isa isa);
 // (read once; an unknown value caps nothing).
 Isa MaxDispatchIsa();
 
-// The CPU vendor a tuned table may hold picks of its own for (cpu_tables in
-// schedules/tuned/*.bzl; the same kernels rank differently on Intel and AMD
-// cores): "intel", "amd", or "" for any other CPU.
-const char* HostCpuVendor();
+// The tuned tables that may hold picks for this CPU (cpu_tables in
+// schedules/tuned/*.bzl; the same kernels rank differently across vendors and
+// core generations), most specific first: "amd_family23", "amd" on Zen 2
+// (AMD's CPUID display family: Zen 3 and 4 are 25, Zen 5 26);
+// "intel_model143", "intel" on Sapphire Rapids (Intel's display model: its
+// cores are all family 6); none on other CPUs.
+const std::vector<std::string>& HostCpuTables();
+
+// The tables `key` stands for, most specific first: "amd_family23" ->
+// {"amd_family23", "amd"}, "amd" -> {"amd"}; "" or "none" -> {} (the default
+// tables only).
+std::vector<std::string> CpuTableChain(const std::string& key);
 
 }  // namespace halnorm::internal
 

@@ -50,6 +50,15 @@ inline unsigned CpuFamily() {
   return base == 0xf ? base + ((eax >> 20) & 0xff) : base;
 }
 
+// CPUID's display model: the base model, plus the extended model above it
+// when the base family is 6 or 0xf (Intel Sapphire Rapids: 143; Zen 2 Rome: 49).
+inline unsigned CpuDisplayModel() {
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+  const unsigned base_family = (eax >> 8) & 0xf, base = (eax >> 4) & 0xf;
+  return base_family == 6 || base_family == 0xf ? base + (((eax >> 16) & 0xf) << 4) : base;
+}
+
 }  // namespace halnorm::internal
 
 #endif  // __x86_64__

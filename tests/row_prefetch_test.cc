@@ -3,14 +3,9 @@
 #include "runtime/row_prefetch.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
-
-#if defined(__x86_64__)
-#include "runtime/x86_cpuid.h"
-#endif
 
 namespace halnorm::internal {
 namespace {
@@ -63,21 +58,6 @@ TEST(RowPrefetchTest, TheEnvironmentOverridesTheRule) {
     }
   }
 }
-
-#if defined(__x86_64__)
-// The rule keys on the CPU family (Zen 2 is 0x17, Zen 3 and 4 are 0x19):
-// CPUID's display family must be the kernel's.
-TEST(RowPrefetchTest, CpuFamilyIsTheKernels) {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("cpu family", 0) != 0) continue;
-    EXPECT_EQ(CpuFamily(), std::stoul(line.substr(line.find(':') + 1)));
-    return;
-  }
-  GTEST_SKIP() << "no /proc/cpuinfo family line";
-}
-#endif
 
 }  // namespace
 }  // namespace halnorm::internal

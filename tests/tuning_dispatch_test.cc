@@ -1,12 +1,13 @@
-// Dispatch with tuning tables: the built-in table's entries are used (a
-// vendor's own table where BuiltInTableCpu() has one; the BUILD targets set
+// Dispatch with tuning tables: the built-in table's entries are used (a CPU's
+// own tables where BuiltInTableCpus() has them; the BUILD targets set
 // HALNORM_TUNING_CPU to try each), a runtime tuning file loaded through the C
 // API overrides them, a bad file changes nothing, and HALNORM_VERBOSE=dispatch
-// (set by the BUILD target) says which table decided. HALNORM_MAX_ISA may cap the target; tests that
-// need two configs of it skip where it has one.
+// (set by the BUILD target) says which table decided. HALNORM_MAX_ISA may cap
+// the target; tests that need two configs of it skip where it has one.
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/builtin_tuning.h"
@@ -80,26 +82,54 @@ class TuningDispatchTest : public ::testing::Test {
   }
 };
 
-TEST_F(TuningDispatchTest, TheVendorTablesInUseAreTheHostsOrHalnormTuningCpus) {
+TEST_F(TuningDispatchTest, TheCpuTablesInUseAreTheHostsOrHalnormTuningCpus) {
   const char* forced = std::getenv("HALNORM_TUNING_CPU");
-  if (forced == nullptr) {
-    EXPECT_EQ(BuiltInTableCpu(), HostCpuVendor());
-  } else {
-    EXPECT_EQ(BuiltInTableCpu(), std::string(forced) == "none" ? "" : forced);
+  EXPECT_EQ(BuiltInTableCpus(), forced == nullptr ? HostCpuTables() : CpuTableChain(forced));
+}
+
+// Per bucket, the entry in use is the first of the tables in use holding
+// one, in BuiltInTableCpus() order, then the default table.
+TEST_F(TuningDispatchTest, EachBucketUsesTheMostSpecificTableHoldingIt) {
+  std::vector<std::string> order = BuiltInTableCpus();
+  order.push_back("");
+  const auto entries = BuiltInTuningEntries();
+  for (const BuiltInTuningEntry& e : entries) {
+    const auto same_buckets = [&](const BuiltInTuningEntry& o) {
+      return o.op == e.op && o.direction == e.direction && o.dtype == e.dtype &&
+             std::strcmp(o.target, e.target) == 0 && o.hidden_bucket == e.hidden_bucket &&
+             o.row_bucket == e.row_bucket;
+    };
+    const auto first_holding =
+        std::find_if(order.begin(), order.end(), [&](const std::string& cpu) {
+          return std::any_of(entries.begin(), entries.end(), [&](const BuiltInTuningEntry& o) {
+            return o.cpu == cpu && same_buckets(o);
+          });
+        });
+    EXPECT_EQ(InUse(e), first_holding != order.end() && *first_holding == e.cpu)
+        << "table '" << e.cpu << "' " << e.target << " " << e.hidden_bucket << "/" << e.row_bucket;
   }
+}
+
+// What dispatch prints names the CPU tables a target's entries come from.
+TEST_F(TuningDispatchTest, TheSourceNamesTheCpuTablesInUse) {
   for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
-    if (*e.cpu != '\0') {
-      EXPECT_EQ(InUse(e), e.cpu == BuiltInTableCpu()) << e.cpu;
-    }
+    if (*e.cpu == '\0') continue;
+    const std::string source = BuiltInTuningSource(e.target);
+    const std::vector<std::string> words = absl::StrSplit(source, absl::ByAnyChar(" ,"));
+    const bool named = std::find(words.begin(), words.end(), e.cpu) != words.end();
+    if (InUse(e)) EXPECT_TRUE(named) << source << " lacks " << e.cpu;
+    if (!named) continue;
+    const std::vector<std::string>& cpus = BuiltInTableCpus();
+    EXPECT_NE(std::find(cpus.begin(), cpus.end(), e.cpu), cpus.end()) << source;
   }
 }
 
 TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
   EXPECT_STREQ(halnorm_tuning_source(), "built-in table");
   const VariantIndex& index = VariantIndex::Get();
-  int checked = 0, checked_vendor = 0, vendor_entries = 0;
+  int checked = 0, checked_cpu_table = 0, cpu_table_entries = 0;
   for (const BuiltInTuningEntry& e : BuiltInTuningEntries()) {
-    if (!InUse(e)) continue;  // another vendor's, or a default one the vendor's replaces
+    if (!InUse(e)) continue;  // another CPU's, or one a more specific table replaces
     // The plain kind, then the forward's fused-residual and native-params
     // ones, which share its entry.
     for (auto [residual, native_params] : {std::pair{false, false}, {true, false}, {false, true}}) {
@@ -121,14 +151,15 @@ TEST_F(TuningDispatchTest, BuiltInTableEntriesAreUsedWithoutAFile) {
                       "-> ", picked->name, " (built-in table ", BuiltInTuningSource(e.target), ": ",
                       DescribeBuckets(e.op, e.hidden_bucket, e.row_bucket), "; cpu ")));
       checked++;
-      checked_vendor += *e.cpu != '\0';
+      checked_cpu_table += *e.cpu != '\0';
     }
-    vendor_entries += *e.cpu != '\0' && index.DispatchTarget({e.op, e.direction, e.dtype, false}) ==
-                                             index.TargetIndex(e.target);
+    cpu_table_entries +=
+        *e.cpu != '\0' &&
+        index.DispatchTarget({e.op, e.direction, e.dtype, false}) == index.TargetIndex(e.target);
   }
   if (checked == 0) GTEST_SKIP() << "the built-in table has no entry for the dispatch target";
-  // A vendor's table for the dispatch target is in use, not only the default.
-  EXPECT_EQ(checked_vendor > 0, vendor_entries > 0);
+  // A CPU's table for the dispatch target is in use, not only the default.
+  EXPECT_EQ(checked_cpu_table > 0, cpu_table_entries > 0);
 }
 
 TEST_F(TuningDispatchTest, BucketsWithoutAnEntryTakeTheNearestRowBucketsOrConfigZero) {

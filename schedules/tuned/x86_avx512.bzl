@@ -239,8 +239,9 @@ TUNED = struct(
         ("layer_norm2d", "bwd", "bf16", 2, 1, 1),
         ("layer_norm2d", "bwd", "bf16", 2, 2, 0),
     ],
-    # Per CPU vendor: on its CPUs, these entries replace the table's of the
-    # same buckets (runtime/builtin_tuning.h).
+    # Per CPU vendor ("amd") or core generation ("amd_family23"): on its
+    # CPUs, the most specific table holding a bucket decides it
+    # (runtime/builtin_tuning.h).
     cpu_tables = {
         "amd": [
             # tools/autotune --mode=runtime --runs=3 --threads=1,2 on AMD EPYC, 2026-12-02

@@ -11,8 +11,9 @@
 //     halnorm_load_tuning_file(), timing each shape at 1 thread and at one
 //     per core (--threads); with --update_tuned, also the bucket table
 //     of schedules/tuned/<target>.bzl (configs unchanged) for the next build:
-//     the host vendor's table (cpu_tables), or the default one on a CPU
-//     that is neither Intel nor AMD.
+//     the host's core generation's table (cpu_tables "amd_family23",
+//     "intel_model143"; --cpu_table picks another), or the default one on a
+//     CPU that is neither Intel nor AMD.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -66,8 +67,12 @@ ABSL_FLAG(std::string, threads, "",
           "core); each bucket's pick must serve all of them");
 ABSL_FLAG(bool, update_tuned, false,
           "runtime: also write the measured picks into schedules/tuned/<target>.bzl, as the "
-          "table of this CPU's vendor (its configs unchanged; commit it, and the next build "
-          "dispatches by it on that vendor's CPUs)");
+          "table of --cpu_table (its configs unchanged; commit it, and the next build "
+          "dispatches by it on those CPUs)");
+ABSL_FLAG(std::string, cpu_table, "",
+          "runtime: the table --update_tuned writes: amd_family<N> or intel_model<N> (one core "
+          "generation's), amd or intel (the vendor's: for its generations without a table of "
+          "their own), or default (every CPU's); default: this CPU's generation");
 ABSL_FLAG(std::string, out, "",
           "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
           "runtime: the tuning file to write (required)");
@@ -135,12 +140,19 @@ SideBySideOptions TimingOptions() {
   return timing;
 }
 
+// "AMD EPYC (amd_family23)": /proc/cpuinfo's model name (VMs often show a
+// vague one) and the CPU's most specific table key.
 std::string CpuModel() {
+  std::string name = "unknown CPU";
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    if (line.rfind("model name", 0) == 0) {
+      name = line.substr(line.find(':') + 2);
+      break;
+    }
   }
-  return "unknown CPU";
+  const std::vector<std::string>& tables = internal::HostCpuTables();
+  return tables.empty() ? name : absl::StrCat(name, " (", tables.front(), ")");
 }
 
 std::string Today() {
@@ -186,15 +198,15 @@ absl::StatusOr<TunedTable> ReadTunedTable(const std::filesystem::path& bzl) {
   return table;
 }
 
-// The vendors whose tables (cpu_tables) `bzl` holds now: "amd, intel", or
+// The CPU tables (cpu_tables) `bzl` holds now: "amd, intel_model143", or
 // "" where it has none or cannot be read.
-std::string VendorTablesIn(const std::filesystem::path& bzl) {
+std::string CpuTablesIn(const std::filesystem::path& bzl) {
   if (!std::filesystem::exists(bzl)) return "";
   absl::StatusOr<TunedTable> table = ReadTunedTable(bzl);
   if (!table.ok()) return "";
-  std::vector<std::string> vendors;
-  for (const auto& [cpu, unused] : table->cpu_tables) vendors.push_back(cpu);
-  return absl::StrJoin(vendors, ", ");
+  std::vector<std::string> cpus;
+  for (const auto& [cpu, unused] : table->cpu_tables) cpus.push_back(cpu);
+  return absl::StrJoin(cpus, ", ");
 }
 
 absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
@@ -223,8 +235,8 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
                    CpuModel(), ", ", Today());
   std::filesystem::create_directories(dir);
   const std::filesystem::path bzl = dir / (target.key + ".bzl");
-  // New configs make the old vendors' picks (config indices) meaningless.
-  const std::string dropped = VendorTablesIn(bzl);
+  // New configs make the old CPU tables' picks (config indices) meaningless.
+  const std::string dropped = CpuTablesIn(bzl);
   if (absl::Status s =
           WriteFile(bzl, WriteTunedBzl(ToTunedTable(searches, target.key, provenance)));
       !s.ok()) {
@@ -232,7 +244,7 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
   }
   if (!dropped.empty()) {
     std::printf(
-        "dropped the vendor tables (%s) of the old configs: after the rebuild, run "
+        "dropped the CPU tables (%s) of the old configs: after the rebuild, run "
         "--mode=runtime --update_tuned on such a CPU to time the new ones\n",
         dropped.c_str());
   }
@@ -252,6 +264,9 @@ absl::Status RunScheduleSearch(const Scope& scope, const TargetInfo& target) {
 absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
   std::filesystem::path bzl;
   absl::StatusOr<TunedTable> table;
+  const absl::StatusOr<std::string> cpu = CpuTableToWrite(
+      absl::GetFlag(FLAGS_cpu_table), absl::GetFlag(FLAGS_update_tuned), internal::HostCpuTables());
+  if (!cpu.ok()) return cpu.status();
   if (absl::GetFlag(FLAGS_update_tuned)) {
     absl::StatusOr<std::filesystem::path> dir = WorkspaceTunedDir("--update_tuned");
     if (!dir.ok()) return dir.status();
@@ -275,11 +290,10 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
                    " --threads=", absl::StrJoin(scope.threads, ","),
                    merge.empty() ? "" : absl::StrCat(" --merge_timings=", merge_flag), " on ",
                    CpuModel(), ", ", Today());
-  const std::string cpu = internal::HostCpuVendor();
-  if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, cpu, *table); !s.ok()) return s;
+  if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *cpu, *table); !s.ok()) return s;
   if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;
   std::printf("wrote the measured picks into %s (%s table); commit it and rebuild\n", bzl.c_str(),
-              cpu.empty() ? "default" : cpu.c_str());
+              cpu->empty() ? "default" : cpu->c_str());
   return absl::OkStatus();
 }
 

@@ -1,5 +1,6 @@
 #include "tools/autotune/measured_table.h"
 
+#include <regex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -16,10 +17,9 @@ absl::Status CheckConfig(const Variant& v, const TunedTable& table) {
                                            ? table.channel_norm_configs
                                            : table.row_norm_configs;
   if (v.config_index >= static_cast<int>(configs.size())) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(v.name, ": config ", v.config_index, " is not in the tuned table of ",
-                     table.target, " (", configs.size(),
-                     " configs): the library was built from another one; rebuild first"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        v.name, ": config ", v.config_index, " is not in the tuned table of ", table.target, " (",
+        configs.size(), " configs): the library was built from another one; rebuild first"));
   }
   const Config& listed = configs[v.config_index];
   for (const auto& [knob, value] : ParseKnobs(v.config)) {
@@ -35,9 +35,23 @@ absl::Status CheckConfig(const Variant& v, const TunedTable& table) {
 
 }  // namespace
 
-absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured,
-                                const std::string& provenance, const std::string& cpu,
-                                TunedTable& table) {
+absl::StatusOr<std::string> CpuTableToWrite(const std::string& flag, bool update_tuned,
+                                            const std::vector<std::string>& host_tables) {
+  if (!flag.empty() && !update_tuned) {
+    return absl::InvalidArgumentError("--cpu_table: only with --update_tuned");
+  }
+  if (flag.empty()) return host_tables.empty() ? "" : host_tables.front();
+  if (flag == "default") return "";
+  static const std::regex kKey(R"(amd(_family\d+)?|intel(_model\d+)?)");
+  if (!std::regex_match(flag, kKey)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cpu_table: '", flag, "' is not amd_family<N>, intel_model<N>, amd, intel or default"));
+  }
+  return flag;
+}
+
+absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured, const std::string& provenance,
+                                const std::string& cpu, TunedTable& table) {
   for (const internal::TuningEntry& e : measured.entries) {
     if (absl::Status s = CheckConfig(*e.variant, table); !s.ok()) return s;
   }

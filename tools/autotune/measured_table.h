@@ -8,17 +8,27 @@
 #define HALNORM_TOOLS_AUTOTUNE_MEASURED_TABLE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "runtime/tuning_file.h"
 #include "tools/autotune/tuned_bzl.h"
 
 namespace halnorm::autotune {
 
+// The cpu_tables key --update_tuned writes: `flag` (--cpu_table:
+// "amd_family23", "intel_model143", "amd", "intel", or "default" for the
+// default table, returned as ""), or when empty the most specific of
+// `host_tables` (cpu_features.h HostCpuTables()), "" on a CPU without one.
+// A malformed key, or one without --update_tuned, is an error naming the flag.
+absl::StatusOr<std::string> CpuTableToWrite(const std::string& flag, bool update_tuned,
+                                            const std::vector<std::string>& host_tables);
+
 // Sets the entry of each measured bucket to the measured variant's config in
-// `cpu`'s table of `table` ("amd", "intel": its cpu_tables entry, made if
-// new), or for cpu "" in the default table, and notes `provenance`
-// ("tools/autotune --mode=runtime on <cpu>, <date>") there: above a vendor's
+// `cpu`'s table of `table` ("amd", "amd_family23": its cpu_tables entry,
+// made if new), or for cpu "" in the default table, and notes `provenance`
+// ("tools/autotune --mode=runtime on <cpu>, <date>") there: above a CPU's
 // table, or after the file's own for the default. Fails, changing nothing,
 // where a measured variant's knobs are not the table's config of that index
 // (the library was built from other tuned files: rebuild first).

@@ -1,5 +1,5 @@
 // --update_tuned's table edit: measured picks replace their buckets' entries
-// (of the default table or of a vendor's), and a table this library was not
+// (of the default table or of a CPU's), and a table this library was not
 // built from is refused untouched.
 #include "tools/autotune/measured_table.h"
 
@@ -80,8 +80,8 @@ TEST_F(MeasuredTableTest, AVendorsPicksGoToItsOwnTableAndLeaveTheDefault) {
               testing::ElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 1},
                                    TunedTable::Entry{"rms_norm", "fwd", "f32", 2, 2, 1}));
 
-  // A later run replaces the vendor's picks and note, and no other vendor's.
-  table_.cpu_tables["intel"] = {"runtime on an Intel CPU", {{"rms_norm", "fwd", "f32", 3, 0, 0}}};
+  // A later run replaces the table's picks and note, and no other table's.
+  table_.cpu_tables["amd_family23"] = {"runtime on Zen 2", {{"rms_norm", "fwd", "f32", 3, 0, 0}}};
   measured_.entries.pop_back();
   measured_.entries[0].variant = RmsForward(target_, 0);
   ASSERT_TRUE(ApplyMeasuredPicks(measured_, "again", "amd", table_).ok());
@@ -89,7 +89,7 @@ TEST_F(MeasuredTableTest, AVendorsPicksGoToItsOwnTableAndLeaveTheDefault) {
   EXPECT_THAT(table_.cpu_tables["amd"].entries,
               testing::ElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 0},
                                    TunedTable::Entry{"rms_norm", "fwd", "f32", 2, 2, 1}));
-  EXPECT_EQ(table_.cpu_tables["intel"].provenance, "runtime on an Intel CPU");
+  EXPECT_EQ(table_.cpu_tables["amd_family23"].provenance, "runtime on Zen 2");
 }
 
 TEST_F(MeasuredTableTest, ASecondRunReplacesTheFirstRunsNote) {
@@ -117,6 +117,25 @@ TEST_F(MeasuredTableTest, RefusesATableWithFewerConfigsUntouched) {
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("config 1 is not in the tuned table"));
   EXPECT_TRUE(table_ == before);
+}
+
+TEST(CpuTableToWriteTest, TheHostsGenerationUnlessTheFlagNamesAnother) {
+  const std::vector<std::string> zen2 = {"amd_family23", "amd"};
+  EXPECT_EQ(CpuTableToWrite("", true, zen2).value(), "amd_family23");
+  EXPECT_EQ(CpuTableToWrite("", true, {}).value(), "");  // neither Intel nor AMD
+  EXPECT_EQ(CpuTableToWrite("amd", true, zen2).value(), "amd");
+  EXPECT_EQ(CpuTableToWrite("intel_model143", true, zen2).value(), "intel_model143");
+  EXPECT_EQ(CpuTableToWrite("default", true, zen2).value(), "");
+}
+
+TEST(CpuTableToWriteTest, RefusesAMalformedKeyOrOneWithoutUpdateTuned) {
+  for (const std::string bad : {"zen2", "amd_model49", "amd_family", "intel_family6", "AMD"}) {
+    absl::StatusOr<std::string> key = CpuTableToWrite(bad, true, {"amd_family23", "amd"});
+    EXPECT_EQ(key.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(key.status().message(), HasSubstr("--cpu_table: '" + bad + "' is not")) << bad;
+  }
+  absl::StatusOr<std::string> alone = CpuTableToWrite("amd", false, {});
+  EXPECT_THAT(alone.status().message(), HasSubstr("--cpu_table: only with --update_tuned"));
 }
 
 }  // namespace

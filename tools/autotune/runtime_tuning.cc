@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "bench/norm_problem.h"
 #include "runtime/builtin_tuning.h"
 #include "runtime/halnorm_c.h"
@@ -204,10 +205,12 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   out.close();
   if (!out) return absl::UnavailableError(absl::StrCat("--out: cannot write ", out_path));
   const double n = static_cast<double>(grid.size());
-  const std::string& cpu = internal::BuiltInTableCpu();
+  const std::vector<std::string>& cpus = internal::BuiltInTableCpus();
   std::printf("\ndispatch as built (%s; %s%s) vs the per-shape best compiled variant:\n",
               halnorm_tuning_source(),
-              cpu.empty() ? "default tables" : absl::StrCat(cpu, " tables where present").c_str(),
+              cpus.empty()
+                  ? "default tables"
+                  : absl::StrCat(absl::StrJoin(cpus, ", then "), " tables where present").c_str(),
               merge.empty() ? "" : "; merged runs: dispatch as it was in them");
   for (int run = 0; run < runs; run++) {
     std::printf("  %sgeomean %.3f, worst %.3f (%s)\n",

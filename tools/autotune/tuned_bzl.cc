@@ -81,8 +81,9 @@ std::string WriteTunedBzl(const TunedTable& t) {
   absl::StrAppend(&out, "    ],\n");
   if (!t.cpu_tables.empty()) {
     absl::StrAppend(&out,
-                    "    # Per CPU vendor: on its CPUs, these entries replace the table's of the\n"
-                    "    # same buckets (runtime/builtin_tuning.h).\n"
+                    "    # Per CPU vendor (\"amd\") or core generation (\"amd_family23\"): on its\n"
+                    "    # CPUs, the most specific table holding a bucket decides it\n"
+                    "    # (runtime/builtin_tuning.h).\n"
                     "    cpu_tables = {\n");
     for (const auto& [cpu, table] : t.cpu_tables) {
       absl::StrAppend(&out, "        \"", cpu, "\": [\n            # ", table.provenance, "\n");
@@ -145,7 +146,7 @@ absl::StatusOr<TunedTable> ParseTunedBzl(absl::string_view text) {
       std::vector<TunedTable::Entry>& entries = cpu_table ? cpu_table->entries : t.entries;
       absl::string_view comment = stripped;
       if (absl::ConsumePrefix(&comment, "#")) {
-        // A vendor's table starts with how it was measured.
+        // A CPU table starts with how it was measured.
         if (cpu_table && entries.empty() && cpu_table->provenance.empty()) {
           cpu_table->provenance = std::string(absl::StripLeadingAsciiWhitespace(comment));
         }

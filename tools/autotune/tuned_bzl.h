@@ -21,8 +21,9 @@ struct TunedTable {
     int hidden_bucket, row_bucket;     // runtime/tuning_buckets.h
     int config;                        // index into the op's family configs
   };
-  // One vendor's own picks (runtime/builtin_tuning.h): on its CPUs they
-  // replace the default entries of the same buckets.
+  // One CPU table's picks, a vendor's or a core generation's
+  // (runtime/builtin_tuning.h): on its CPUs they replace the less specific
+  // tables' entries of the same buckets.
   struct CpuTable {
     std::string provenance;  // "tools/autotune --mode=runtime ... on <cpu>, <date>"
     std::vector<Entry> entries;
@@ -30,8 +31,8 @@ struct TunedTable {
   std::string target;      // TARGETS key: "x86_avx2"
   std::string provenance;  // "tools/autotune --mode=schedules (full) on <cpu>, <date>"
   std::vector<Config> row_norm_configs, channel_norm_configs;
-  std::vector<Entry> entries;                    // the default table
-  std::map<std::string, CpuTable> cpu_tables;  // by vendor: "amd", "intel"
+  std::vector<Entry> entries;                  // the default table
+  std::map<std::string, CpuTable> cpu_tables;  // by key: "amd", "amd_family23", "intel"
 };
 
 bool operator==(const TunedTable::Entry& a, const TunedTable::Entry& b);

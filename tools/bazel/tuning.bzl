@@ -4,8 +4,9 @@ halide_kernel_library writes TUNING_ENTRIES into tuning.inc, the runtime's
 built-in dispatch table. A table that names an unknown op, direction, dtype
 or target, a bucket out of range or a config its file does not define fails
 the build here, with the file and the entry. A file's `table` serves every
-CPU; its optional `cpu_tables` ({vendor: entries}) serve one vendor's CPUs,
-replacing the default entries they repeat (runtime/builtin_tuning.h).
+CPU; its optional `cpu_tables` ({cpu key: entries}) serve one vendor's CPUs
+("amd") or one core generation's ("amd_family23", "intel_model143"), the most
+specific table holding a bucket deciding it (runtime/builtin_tuning.h).
 """
 
 load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
@@ -17,8 +18,19 @@ load("//tools/bazel:variants.bzl", "DIRECTION_CC", "DTYPES", "OPS")
 _HIDDEN_BUCKETS = 4
 _ROW_BUCKETS = 4
 
-# The vendors of runtime/cpu_features.h HostCpuVendor().
-_CPUS = ["amd", "intel"]
+# The keys of runtime/cpu_features.h HostCpuTables(): a vendor, or a vendor
+# and the CPUID number that tells its core generations apart.
+_CPU_GENERATION = {"amd": "_family", "intel": "_model"}
+
+def _check_cpu_key(cpu, where):
+    vendor = cpu.partition("_")[0]
+    generation = cpu[len(vendor):]
+    prefix = _CPU_GENERATION.get(vendor)
+    ok = prefix != None and (generation == "" or (
+        generation.startswith(prefix) and generation[len(prefix):].isdigit()
+    ))
+    if not ok:
+        fail("%s: cpu_tables key %r is not amd, amd_family<N>, intel or intel_model<N>" % (where, cpu))
 
 def _source(target):
     return "schedules/tuned/%s.bzl" % target
@@ -79,7 +91,7 @@ def _entries(target, tuned, listed_as = None, dtypes = DTYPES):
     out = _table_entries(target, tuned, tuned.table, "", listed_as, dtypes)
     cpu_tables = getattr(tuned, "cpu_tables", {})
     for cpu in sorted(cpu_tables):
-        _check_one_of(cpu, _CPUS, "cpu_tables vendor", source)
+        _check_cpu_key(cpu, source)
         out.extend(_table_entries(target, tuned, cpu_tables[cpu], cpu, listed_as, dtypes))
     return out
 
