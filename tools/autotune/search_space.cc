@@ -1,5 +1,7 @@
 #include "tools/autotune/search_space.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/dispatch.h"
@@ -32,6 +34,21 @@ constexpr int kMinReductionLanes = 16;
 
 constexpr int64_t kRowHidden[internal::kHiddenBuckets] = {128, 768, 2048, 8192};
 constexpr int64_t kRowRows[internal::kRowBuckets] = {16, 256, 4096, 16384};
+// The last row bucket is the one whose rows come from DRAM. Its shapes hold
+// at least 8 Mi elements (32 MiB of f32 x), twice the 16 MiB LLC of the dev
+// VMs: at hidden 128, 16384 rows of f32 x and y are 16 MiB, and whether a
+// process keeps them in that LLC depended on its pages (LayerNorm forward
+// on the Zen 2 VM: 362 us in one process, 763-944 us in four others), so
+// the best config flipped between processes. 65536 rows of 128 are also
+// what per-head QK norms of 2048 tokens x 32 heads run.
+constexpr int64_t kDramRowsElements = int64_t{8} << 20;
+
+int64_t RepresentativeRows(int row_bucket, int64_t hidden) {
+  const int64_t rows = kRowRows[row_bucket];
+  if (row_bucket != internal::kRowBuckets - 1) return rows;
+  return std::max(rows, kDramRowsElements / hidden);
+}
+
 // 16-bit forwards of fewer rows read their weight and bias as they are
 // (dispatch.h): the grid times the plain variants those calls share a table
 // entry with, on as many rows as decode batches have.
@@ -70,7 +87,8 @@ std::vector<GridPoint> ShapeGrid(const Scope& scope) {
           continue;
         }
         for (int64_t hidden : kRowHidden) {
-          for (int64_t rows : kRowRows) {
+          for (int row_bucket = 0; row_bucket < internal::kRowBuckets; row_bucket++) {
+            const int64_t rows = RepresentativeRows(row_bucket, hidden);
             // Quick mode: a quarter of the rows of the large problems,
             // timed for their own bucket.
             const int64_t timed = scope.quick && rows > 512 ? rows / 4 : rows;

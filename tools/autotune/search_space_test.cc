@@ -1,0 +1,69 @@
+// The shape grid: one point per tuning bucket, thread count and kind, each
+// inside the bucket it stands for, and the DRAM bucket's shapes past the LLC.
+#include "tools/autotune/search_space.h"
+
+#include <set>
+#include <tuple>
+
+#include "gtest/gtest.h"
+#include "runtime/tuning_buckets.h"
+
+namespace halnorm::autotune {
+namespace {
+
+using internal::Op;
+
+Scope EveryKind(bool quick) {
+  Scope scope;
+  scope.ops = {Op::kLayerNorm, Op::kRmsNorm, Op::kLayerNorm2d};
+  scope.dtypes = {HALNORM_F32, HALNORM_F16, HALNORM_BF16};
+  scope.quick = quick;
+  scope.threads = {1, 2};
+  return scope;
+}
+
+int64_t Rows(const GridPoint& g) {
+  const std::vector<int64_t>& s = g.shape;
+  return g.op == Op::kLayerNorm2d ? s[0] * s[2] * s[3] : s[0];
+}
+int64_t Hidden(const GridPoint& g) { return g.shape[1]; }
+
+TEST(ShapeGridTest, EachPointLiesInTheBucketItStandsFor) {
+  const std::vector<GridPoint> grid = ShapeGrid(EveryKind(/*quick=*/false));
+  ASSERT_FALSE(grid.empty());
+  for (const GridPoint& g : grid) {
+    SCOPED_TRACE(g.Describe());
+    EXPECT_EQ(g.hidden_bucket, internal::HiddenBucket(g.op, Hidden(g)));
+    EXPECT_EQ(g.row_bucket, internal::RowBucket(Rows(g)));
+  }
+}
+
+TEST(ShapeGridTest, OnePointPerBucketAndThreadCount) {
+  for (bool quick : {false, true}) {
+    const std::vector<GridPoint> grid = ShapeGrid(EveryKind(quick));
+    std::set<std::tuple<BucketKey, int>> seen;
+    for (const GridPoint& g : grid) {
+      const BucketKey key{g.op, g.direction, g.dtype, g.hidden_bucket, g.row_bucket};
+      EXPECT_TRUE(seen.insert({key, g.threads}).second) << g.Describe();
+    }
+    // Row norms: every (hidden, row) bucket pair; LayerNorm2d: its 4 shapes.
+    const size_t kinds = 3 * 2;  // dtypes x directions
+    const size_t per_kind_and_threads = 2 * internal::kHiddenBuckets * internal::kRowBuckets + 4;
+    EXPECT_EQ(grid.size(), kinds * per_kind_and_threads * 2);
+  }
+}
+
+// The last row bucket stands for rows from DRAM: its shapes hold at least
+// 8 Mi elements, twice a 16 MiB LLC in f32, at every hidden size.
+TEST(ShapeGridTest, TheLastRowBucketsShapesArePastTheLlc) {
+  int checked = 0;
+  for (const GridPoint& g : ShapeGrid(EveryKind(/*quick=*/false))) {
+    if (g.op == Op::kLayerNorm2d || g.row_bucket != internal::kRowBuckets - 1) continue;
+    EXPECT_GE(Rows(g) * Hidden(g), int64_t{8} << 20) << g.Describe();
+    checked++;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace halnorm::autotune
