@@ -47,16 +47,23 @@ bool StreamsWithTwin(const KernelRequest& request) {
   return false;
 }
 
+bool StoresBf16InSoftware(const Variant& variant) {
+  return variant.dtype == HALNORM_BF16 && variant.isa == Isa::kAvx2;
+}
+
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
   if (chosen.streaming_argv == nullptr) return false;
-  const bool streaming = StreamsWithTwin(request);
+  const bool automatic = PolicyFromEnvironment() == EnvChoice::kAuto;
+  const bool streaming = StreamsWithTwin(request) && !(automatic && StoresBf16InSoftware(chosen));
   if (VerboseDispatch()) {
     const int64_t footprint = Footprint(request);
-    std::fprintf(
-        stderr, "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
-        streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
-        static_cast<long long>(StreamingMinFootprint(request) >> 10),
-        PolicyFromEnvironment() == EnvChoice::kAuto ? "" : ", HALNORM_STREAMING_STORES set");
+    std::fprintf(stderr,
+                 "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
+                 streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
+                 static_cast<long long>(StreamingMinFootprint(request) >> 10),
+                 !automatic                     ? ", HALNORM_STREAMING_STORES set"
+                 : StoresBf16InSoftware(chosen) ? ", but not bf16 converted in software"
+                                                : "");
   }
   return streaming;
 }

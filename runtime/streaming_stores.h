@@ -55,8 +55,23 @@ int64_t StreamingMinFootprint();
 // Zen 4's.) Other shapes and dtypes gained nothing below the general line.
 int64_t StreamingMinFootprint(const KernelRequest& request);
 
-// HALNORM_STREAMING_STORES=auto (the default: from StreamingMinFootprint(request)),
-// always or never (read once). False when `chosen` has no streaming twin.
+// bf16 kernels that round to bf16 in integer vector ops (x86_avx2) are
+// bound by that arithmetic, not by the write-allocate reads streaming saves,
+// and ran slower streaming. Zen 2 VM (16 MiB L3), report_runner, logical
+// GB/s forward / backward, 3 alternating runs each, streaming -> plain:
+//   LayerNorm 4096x4096   1 thread  6.2-6.5 / 5.7-5.8 -> 6.6-7.8 / 6.1-6.4
+//                         2 threads 12.0-13.3 / 10.4-10.7 -> 13.3-14.9 / 11.0-11.2
+//   LayerNorm 16384x2048  1 thread  6.3-6.9 / 5.6-6.5 -> 6.8-7.3 / 6.2-6.3
+//   RMSNorm 16384x2048    1 thread  7.5-7.7 / 6.8-7.2 -> 8.2-8.3 / 7.3-7.6
+//   RMSNorm 4096x4096     2 threads 15.0-16.0 / 13.0-13.4 -> 14.3-15.8 / 12.9-13.8
+// f16 (F16C) on the same runs streamed as fast or faster (RMSNorm
+// 16384x2048, 1 thread: 10.8-12.0 -> 9.4-10.1 forward). Not measured:
+// x86_avx512's software bf16 (AVX-512 CPUs without AVX512_BF16).
+bool StoresBf16InSoftware(const Variant& variant);
+
+// HALNORM_STREAMING_STORES=auto (the default: from StreamingMinFootprint(request),
+// never for StoresBf16InSoftware(chosen)), always or never (read once).
+// False when `chosen` has no streaming twin.
 // HALNORM_VERBOSE=dispatch prints the decision.
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);
 

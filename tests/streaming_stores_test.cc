@@ -45,7 +45,8 @@ TEST(StreamingStoresTest, PolicyPicksTheTwin) {
     const KernelRequest large = ForwardOf(v, StreamingMinFootprint());
     const KernelRequest small = ForwardOf(v, StreamingMinFootprint() - 2 * 1024 * 4);
     const bool twin = v.streaming_argv != nullptr;
-    EXPECT_EQ(UseStreamingStores(large, v), twin && policy != "never") << v.name;
+    const bool large_streams = policy == "always" || (policy == "auto" && !StoresBf16InSoftware(v));
+    EXPECT_EQ(UseStreamingStores(large, v), twin && large_streams) << v.name;
     EXPECT_EQ(UseStreamingStores(small, v), twin && policy == "always") << v.name;
   }
 }
@@ -64,6 +65,25 @@ TEST(StreamingStoresTest, FootprintCountsEveryActivationTensor) {
     r.rows = rows - 1;
     EXPECT_FALSE(UseStreamingStores(r, v)) << v.name;
   }
+}
+
+// bf16 rounded in integer vector ops (x86_avx2) keeps plain stores under
+// auto at any size; the AVX-512 targets' bf16 and other dtypes stream.
+TEST(StreamingStoresTest, Bf16ConvertedInSoftwareKeepsPlainStores) {
+  if (Policy() != "auto") GTEST_SKIP() << "checks the auto rule";
+  int software = 0;
+  for (const Variant& v : AllVariants()) {
+    if (v.streaming_argv == nullptr) continue;
+    const std::string target = v.target;
+    EXPECT_EQ(StoresBf16InSoftware(v), v.dtype == HALNORM_BF16 && target == "x86_avx2") << v.name;
+    KernelRequest r{v.op, v.direction, v.dtype, v.fused_residual, 4096, 16384};
+    EXPECT_TRUE(StreamsWithTwin(r)) << v.name;  // 128 MiB or more of tensors
+    EXPECT_EQ(UseStreamingStores(r, v), !StoresBf16InSoftware(v)) << v.name;
+    software += StoresBf16InSoftware(v);
+  }
+#if defined(__x86_64__)
+  EXPECT_GT(software, 0);  // x86 builds have x86_avx2 bf16 twins
+#endif
 }
 
 // f32 backward rows of 2048 < N <= 4096 stream from a quarter of the
