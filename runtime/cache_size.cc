@@ -5,6 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace halnorm::internal {
 namespace {
 
@@ -35,6 +37,12 @@ int64_t ReadLastLevelCacheBytes() {
     }
   }
   return UsableCacheBytes(bytes, sharing_cpus);
+}
+
+// glibc's CPUID figures, for where sysfs lists no caches at all.
+int64_t ReadCpuidCacheBytes() {
+  return CpuidCacheBytes(sysconf(_SC_LEVEL3_CACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE),
+                         sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 // A CPU number of a sysfs list ("12"); -1 for anything else.
@@ -88,6 +96,12 @@ int64_t UsableCacheBytes(int64_t listed_bytes, int sharing_cpus) {
   return std::min(listed_bytes, sharing_cpus * kMaxCacheBytesPerCpu);
 }
 
+int64_t CpuidCacheBytes(int64_t l3_bytes, int64_t l2_bytes, int64_t online_cpus) {
+  const int64_t listed = l3_bytes > 0 ? l3_bytes : std::max<int64_t>(l2_bytes, 0);
+  constexpr int64_t kMaxCpus = 1 << 16;
+  return UsableCacheBytes(listed, static_cast<int>(std::clamp<int64_t>(online_cpus, 0, kMaxCpus)));
+}
+
 int64_t CacheBytesOverride(const char* mib_text) {
   if (mib_text == nullptr || *mib_text < '0' || *mib_text > '9') return 0;
   return ParseCacheSize(std::string(mib_text) + "M");
@@ -96,7 +110,9 @@ int64_t CacheBytesOverride(const char* mib_text) {
 int64_t LastLevelCacheBytes() {
   static const int64_t bytes = [] {
     const int64_t forced = CacheBytesOverride(std::getenv("HALNORM_LLC_MIB"));
-    return forced > 0 ? forced : ReadLastLevelCacheBytes();
+    if (forced > 0) return forced;
+    const int64_t listed = ReadLastLevelCacheBytes();
+    return listed > 0 ? listed : ReadCpuidCacheBytes();
   }();
   return bytes;
 }

@@ -10,9 +10,11 @@ namespace halnorm::internal {
 
 // Bytes of the highest-level cache Linux lists for CPU 0 in sysfs, at most
 // kMaxCacheBytesPerCpu for each CPU it lists as sharing that cache (see
-// UsableCacheBytes), or 0 where it lists none; HALNORM_LLC_MIB=N says N MiB
-// instead. Read once. (Not sysconf's _SC_LEVEL3_CACHE_SIZE: on the Zen 4 VM
-// it says 320 MiB, where sysfs lists the 32 MiB L3 the cores share.)
+// UsableCacheBytes); where sysfs lists none, CpuidCacheBytes of what
+// sysconf says; 0 where neither knows. HALNORM_LLC_MIB=N says N MiB
+// instead. Read once. (sysfs first: on the Zen 4 VM sysconf's
+// _SC_LEVEL3_CACHE_SIZE says 320 MiB, where sysfs lists the 32 MiB L3 the
+// cores share.)
 int64_t LastLevelCacheBytes();
 
 // A VM's sysfs may list the whole host socket's cache as shared by the VM's
@@ -27,6 +29,12 @@ constexpr int64_t kMaxCacheBytesPerCpu = int64_t{16} << 20;
 // listed_bytes, but at most kMaxCacheBytesPerCpu for each of sharing_cpus;
 // listed_bytes itself when sharing_cpus is not known (0).
 int64_t UsableCacheBytes(int64_t listed_bytes, int sharing_cpus);
+
+// The last level of glibc's CPUID-derived sizes (L3, else L2; <= 0 for
+// unknown) bounded as UsableCacheBytes bounds sysfs's, by the online CPUs:
+// a Zen 5 EPYC VM without /sys/devices/system/cpu/cpu0/cache reports the
+// whole host's 508 MiB of L3 to its 2 vCPUs (Zen 5 cores share 32 MiB).
+int64_t CpuidCacheBytes(int64_t l3_bytes, int64_t l2_bytes, int64_t online_cpus);
 
 // How many CPUs a sysfs CPU list ("0-1", "0,2-5", "3") names; 0 for
 // anything else.

@@ -1,5 +1,5 @@
-// The last-level cache size (sysfs, or HALNORM_LLC_MIB: read once, so one
-// test target per setting) and the streaming threshold built on it.
+// The last-level cache size (sysfs, else sysconf, or HALNORM_LLC_MIB: read
+// once, so one test target per setting) and the streaming threshold built on it.
 #include "runtime/cache_size.h"
 
 #include <cstdlib>
@@ -53,6 +53,17 @@ TEST(CacheSizeTest, BoundsTheCacheByTheCpusSharingIt) {
   EXPECT_EQ(UsableCacheBytes(480 * kMib, 0), 480 * kMib);  // sharing not listed
 }
 
+TEST(CacheSizeTest, BoundsTheCpuidCacheByTheOnlineCpus) {
+  constexpr int64_t kMib = int64_t{1} << 20;
+  // The Zen 5 VM: glibc says 508 MiB of L3 and 1 MiB of L2 to 2 vCPUs.
+  EXPECT_EQ(CpuidCacheBytes(508 * kMib, kMib, 2), 32 * kMib);
+  EXPECT_EQ(CpuidCacheBytes(32 * kMib, kMib, 16), 32 * kMib);
+  EXPECT_EQ(CpuidCacheBytes(0, 2 * kMib, 2), 2 * kMib);    // no L3
+  EXPECT_EQ(CpuidCacheBytes(-1, 2 * kMib, 2), 2 * kMib);   // sysconf's "unknown"
+  EXPECT_EQ(CpuidCacheBytes(508 * kMib, kMib, -1), 508 * kMib);  // CPUs unknown
+  EXPECT_EQ(CpuidCacheBytes(0, -1, 2), 0);
+}
+
 TEST(CacheSizeTest, TheOverrideReplacesSysfs) {
   const char* mib = std::getenv("HALNORM_LLC_MIB");
   if (mib == nullptr) GTEST_SKIP() << "HALNORM_LLC_MIB unset: sysfs decides";
@@ -64,7 +75,7 @@ TEST(CacheSizeTest, StreamingStartsAtTwiceTheLastLevelCache) {
   const int64_t cache = LastLevelCacheBytes();
   if (cache == 0) {
     EXPECT_EQ(StreamingMinFootprint(), int64_t{16} << 20);
-    GTEST_SKIP() << "sysfs lists no caches here; checked the 16 MiB fallback";
+    GTEST_SKIP() << "neither sysfs nor sysconf knows a cache here; checked the 16 MiB fallback";
   }
   EXPECT_GE(cache, int64_t{256} << 10) << "a last level smaller than any L2";
   EXPECT_EQ(StreamingMinFootprint(), 2 * cache);
