@@ -42,6 +42,12 @@ constexpr int64_t kRowRows[internal::kRowBuckets] = {16, 256, 4096, 16384};
 // the best config flipped between processes. 65536 rows of 128 are also
 // what per-head QK norms of 2048 tokens x 32 heads run.
 constexpr int64_t kDramRowsElements = int64_t{8} << 20;
+// The shortest rows' DRAM bucket is also timed at 256 columns: per-head QK
+// norms run 128 (most models) and 256 (Gemma), and from DRAM their best
+// configs differ. LayerNorm f32 forward, 1 thread, Zen 4 VM: c0 (16-row
+// statistics groups) 33.3 GB/s at 16384x128 but 18.1 at 16384x256, where
+// c1 (row by row) ran 32.3; timed at 128 alone, the table gave both c0.
+constexpr int64_t kHeadDimHidden = 256;
 
 int64_t RepresentativeRows(int row_bucket, int64_t hidden) {
   const int64_t rows = kRowRows[row_bucket];
@@ -86,13 +92,19 @@ std::vector<GridPoint> ShapeGrid(const Scope& scope) {
           }
           continue;
         }
-        for (int64_t hidden : kRowHidden) {
+        for (int64_t bucket_hidden : kRowHidden) {
           for (int row_bucket = 0; row_bucket < internal::kRowBuckets; row_bucket++) {
-            const int64_t rows = RepresentativeRows(row_bucket, hidden);
-            // Quick mode: a quarter of the rows of the large problems,
-            // timed for their own bucket.
-            const int64_t timed = scope.quick && rows > 512 ? rows / 4 : rows;
-            add({timed, hidden}, hidden, rows);
+            std::vector<int64_t> sizes = {bucket_hidden};
+            if (bucket_hidden == kRowHidden[0] && row_bucket == internal::kRowBuckets - 1) {
+              sizes.push_back(kHeadDimHidden);
+            }
+            for (int64_t hidden : sizes) {
+              const int64_t rows = RepresentativeRows(row_bucket, hidden);
+              // Quick mode: a quarter of the rows of the large problems,
+              // timed for their own bucket.
+              const int64_t timed = scope.quick && rows > 512 ? rows / 4 : rows;
+              add({timed, hidden}, hidden, rows);
+            }
           }
         }
       }

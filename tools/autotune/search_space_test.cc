@@ -1,7 +1,9 @@
-// The shape grid: one point per tuning bucket, thread count and kind, each
-// inside the bucket it stands for, and the DRAM bucket's shapes past the LLC.
+// The shape grid: one point per tuning bucket, thread count and kind (two
+// for the shortest rows from DRAM), each inside the bucket it stands for,
+// and the DRAM bucket's shapes past the LLC.
 #include "tools/autotune/search_space.h"
 
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -38,17 +40,32 @@ TEST(ShapeGridTest, EachPointLiesInTheBucketItStandsFor) {
   }
 }
 
-TEST(ShapeGridTest, OnePointPerBucketAndThreadCount) {
+// One point per bucket and thread count, except the DRAM bucket of the
+// shortest rows: 128 and 256 columns.
+TEST(ShapeGridTest, OnePointPerBucketAndThreadCountButTheShortDramRows) {
   for (bool quick : {false, true}) {
     const std::vector<GridPoint> grid = ShapeGrid(EveryKind(quick));
-    std::set<std::tuple<BucketKey, int>> seen;
+    using BucketAndThreads = std::tuple<BucketKey, int>;
+    std::map<BucketAndThreads, std::set<int64_t>> hidden_sizes;
     for (const GridPoint& g : grid) {
       const BucketKey key{g.op, g.direction, g.dtype, g.hidden_bucket, g.row_bucket};
-      EXPECT_TRUE(seen.insert({key, g.threads}).second) << g.Describe();
+      const bool added = hidden_sizes[BucketAndThreads(key, g.threads)].insert(Hidden(g)).second;
+      EXPECT_TRUE(added) << g.Describe();
     }
-    // Row norms: every (hidden, row) bucket pair; LayerNorm2d: its 4 shapes.
+    const std::set<int64_t> head_dims = {128, 256};
+    for (const auto& [key, sizes] : hidden_sizes) {
+      const auto& [op, direction, dtype, hidden_bucket, row_bucket] = std::get<0>(key);
+      if (op != Op::kLayerNorm2d && hidden_bucket == 0 && row_bucket == internal::kRowBuckets - 1) {
+        EXPECT_EQ(sizes, head_dims);
+      } else {
+        EXPECT_EQ(sizes.size(), 1u);
+      }
+    }
+    // Row norms: every (hidden, row) bucket pair plus the second short DRAM
+    // size; LayerNorm2d: its 4 shapes.
     const size_t kinds = 3 * 2;  // dtypes x directions
-    const size_t per_kind_and_threads = 2 * internal::kHiddenBuckets * internal::kRowBuckets + 4;
+    const size_t per_kind_and_threads =
+        2 * (internal::kHiddenBuckets * internal::kRowBuckets + 1) + 4;
     EXPECT_EQ(grid.size(), kinds * per_kind_and_threads * 2);
   }
 }
