@@ -1,6 +1,6 @@
 // The shape grid: one point per tuning bucket, thread count and kind (two
 // for the shortest rows from DRAM), each inside the bucket it stands for,
-// and the DRAM bucket's shapes past the LLC.
+// and the DRAM bucket's shapes past the LLC; and the knob space.
 #include "tools/autotune/search_space.h"
 
 #include <map>
@@ -80,6 +80,27 @@ TEST(ShapeGridTest, TheLastRowBucketsShapesArePastTheLlc) {
     checked++;
   }
   EXPECT_GT(checked, 0);
+}
+
+// Full mode: every row-norm knob combination with at least 16 reduction
+// lanes, statistics in groups of 1, 4 or 16 rows; quick mode: 4 of them,
+// groups of 1 or 16.
+TEST(KnobSpaceTest, RowNormConfigs) {
+  for (bool quick : {false, true}) {
+    std::map<int, int> by_stats_rows;
+    const std::vector<Config> space = KnobSpace(Family::kRowNorm, 16, quick);
+    for (const Config& c : space) {
+      EXPECT_GE(c.at("vector_width") * c.at("accumulators"), 16);
+      by_stats_rows[c.at("stats_rows")]++;
+    }
+    if (quick) {
+      EXPECT_EQ(space.size(), 4u);
+      EXPECT_EQ(by_stats_rows, (std::map<int, int>{{1, 2}, {16, 2}}));
+    } else {
+      EXPECT_EQ(space.size(), 54u);
+      EXPECT_EQ(by_stats_rows, (std::map<int, int>{{1, 18}, {4, 18}, {16, 18}}));
+    }
+  }
 }
 
 }  // namespace
