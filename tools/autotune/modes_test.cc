@@ -18,6 +18,7 @@
 #include "runtime/variant_index.h"
 #include "tools/autotune/runtime_tuning.h"
 #include "tools/autotune/schedule_search.h"
+#include "tools/autotune/search_space.h"
 #include "tools/autotune/targets.h"
 #include "tools/autotune/tuned_bzl.h"
 
@@ -134,8 +135,7 @@ TEST(RuntimeModeTest, SeveralRunsStillGiveOneEntryPerBucket) {
     EXPECT_GT(std::stod(fields[3]), 0) << row;
     if (fields[2] == "dispatch") dispatched.insert({fields[0], fields[1]});
   }
-  const size_t grid_shapes = 2u * internal::kHiddenBuckets * internal::kRowBuckets;
-  EXPECT_EQ(dispatched.size(), 2 * grid_shapes);
+  EXPECT_EQ(dispatched.size(), 2 * ShapeGrid(SmallScope()).size());
   EXPECT_TRUE(dispatched.count({"2", "rms_norm bwd f32 16x128"})) << csv;
   EXPECT_EQ(tuned->entries.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
   std::set<std::tuple<internal::Direction, int, int>> buckets;
@@ -198,11 +198,10 @@ TEST(RuntimeModeTest, TimesEveryShapeAtEachThreadCount) {
     const std::vector<std::string> fields = absl::StrSplit(row, ',');
     if (fields.size() == 4 && fields[2] == "dispatch") dispatched.insert(fields[1]);
   }
-  const size_t grid_shapes = 2u * internal::kHiddenBuckets * internal::kRowBuckets;
-  EXPECT_EQ(dispatched.size(), 2 * grid_shapes);
+  EXPECT_EQ(dispatched.size(), 2 * ShapeGrid(SmallScope()).size());  // each at both limits
   EXPECT_TRUE(dispatched.count("rms_norm fwd f32 16x768 on 1 thread")) << csv;
   EXPECT_TRUE(dispatched.count("rms_norm fwd f32 16x768 on 2 threads")) << csv;
-  EXPECT_EQ(tuned->entries.size(), grid_shapes);
+  EXPECT_EQ(tuned->entries.size(), 2u * internal::kHiddenBuckets * internal::kRowBuckets);
 }
 
 TEST(RuntimeModeTest, RefusesAMissingOutputPath) {
