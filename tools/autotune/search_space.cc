@@ -133,12 +133,13 @@ std::vector<Config> KnobSpace(Family family, int native_vector_width, bool quick
         // (tests/row_norm_forward_test, N=1048576).
         if (vector_width * accumulators < kMinReductionLanes) continue;
         for (int rows_per_task : {4, 16, 64}) {
-          // Quick: 4 configs (native vectors, 2 or 4 accumulators, both
-          // stats_rows), to stay under 10 minutes on the 2-core dev VM.
+          // Quick: 4 configs (native vectors, 2 or 4 accumulators,
+          // stats_rows 1 or 16), to stay under 10 minutes on the 2-core VM.
           if (quick && (rows_per_task != 16 || vector_width != w || accumulators == 1)) continue;
           // Statistics row by row, or 4 or 16 (at most a task's) rows
           // together. 4 (full mode only) is the middle ground for short rows
-          // from DRAM, where 16 rows of statistics wait on memory; JIT,
+          // from DRAM, where groups of 16 lose the overlap of the next rows'
+          // reads with this row's outputs (ScheduleRowNormForwardCpu). JIT,
           // LayerNorm, 1 thread, Zen 4 VM, stats_rows 1 / 4 / 16 (GB/s):
           // f32 backward 65536x128 20.2 / 24.6 / 19.1, bf16 forward
           // 32768x256 12.1 / 14.5 / 13.2, f32 forward 4096x128 (cached)
