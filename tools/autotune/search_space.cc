@@ -92,21 +92,19 @@ std::vector<GridPoint> ShapeGrid(const Scope& scope) {
           }
           continue;
         }
-        for (int64_t bucket_hidden : kRowHidden) {
+        auto add_rows = [&](int64_t hidden, int row_bucket) {
+          const int64_t rows = RepresentativeRows(row_bucket, hidden);
+          // Quick mode: a quarter of the rows of the large problems, timed
+          // for their own bucket.
+          const int64_t timed = scope.quick && rows > 512 ? rows / 4 : rows;
+          add({timed, hidden}, hidden, rows);
+        };
+        for (int64_t hidden : kRowHidden) {
           for (int row_bucket = 0; row_bucket < internal::kRowBuckets; row_bucket++) {
-            std::vector<int64_t> sizes = {bucket_hidden};
-            if (bucket_hidden == kRowHidden[0] && row_bucket == internal::kRowBuckets - 1) {
-              sizes.push_back(kHeadDimHidden);
-            }
-            for (int64_t hidden : sizes) {
-              const int64_t rows = RepresentativeRows(row_bucket, hidden);
-              // Quick mode: a quarter of the rows of the large problems,
-              // timed for their own bucket.
-              const int64_t timed = scope.quick && rows > 512 ? rows / 4 : rows;
-              add({timed, hidden}, hidden, rows);
-            }
+            add_rows(hidden, row_bucket);
           }
         }
+        add_rows(kHeadDimHidden, internal::kRowBuckets - 1);
       }
     }
   }
