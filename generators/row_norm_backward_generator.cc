@@ -90,12 +90,13 @@ class RowNormBackward : public Generator<RowNormBackward> {
     Expr hidden = x.dim(0).extent();
     Expr rows = x.dim(1).extent();
     f.hidden = hidden;
-    Func dyf("dyf"), xhat("xhat"), g("g");
+    Func dyf("dyf"), centered("centered"), xhat("xhat"), g("g");
     const Expr read_row = gpu ? ReadableRow(x, r) : Expr(r);
     Expr rstd = (*rstd_)(0, read_row, b);
     dyf(n, r, b) = acts.ToF32(dy(n, read_row, b));
     Expr xf = acts.ToF32(x(n, read_row, b));
-    xhat(n, r, b) = (layer ? xf - (*mean_)(0, read_row, b) : xf) * rstd;
+    centered(n, r, b) = layer ? xf - (*mean_)(0, read_row, b) : xf;
+    xhat(n, r, b) = centered(n, r, b) * rstd;
     Expr weight = (*weight_)(n, read_row, b);
     if (weight_offset_ != nullptr) weight += *weight_offset_;
     // Rounded on its own: g - mean(g) below must be exactly 0 for a
@@ -120,10 +121,21 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // the last product fused. g - mean(g) subtracts the rounded g the sum
     // added up, so a one-element row gets exactly 0 (fused, the product's
     // rounding error would be left, times an rstd of up to 1/sqrt(eps)).
+    // xhat * mean(g * xhat) is computed as (x - mean) * (rstd * mean(g *
+    // xhat)), a per-row factor: one multiply fewer per element, which the
+    // compute-bound 16-bit backwards feel (Zen 4, 1 thread, built kernels
+    // against the xhat form, medians of 5-7 alternating runs: bf16 from
+    // cache 1.02-1.04x, f16 1.00-1.02x, from DRAM 0.99-1.02x, f32 1.00x).
+    // The factor keeps mean(g * xhat)'s magnitude times rstd, so subnormal
+    // gradients lose no more than xhat's product does (folding rstd twice,
+    // rstd^2 * mean(g * xhat), did: it left RMSNorm f32 dx 2 subnormal ulps
+    // off in edge_numerics_test). The row sums keep g * xhat: g * (x - mean)
+    // overflows where a row's variance already did (rstd 0), and 0 * inf
+    // would make that row's dx NaN instead of 0.
     Expr inv_hidden = 1.f / cast<float>(hidden);
     Expr g_centered = layer ? g(n, r, b) - sums(r, b)[1] * inv_hidden : g(n, r, b);
-    Expr dnorm =
-        fma(xhat(n, r, b), -(RowReduction::Element(sums, 0, {r, b}) * inv_hidden), g_centered);
+    Expr centered_factor = -(RowReduction::Element(sums, 0, {r, b}) * (rstd * inv_hidden));
+    Expr dnorm = fma(centered(n, r, b), centered_factor, g_centered);
     Expr extra = select(*has_dresidual_, acts.ToF32((*dresidual_)(n, read_row, b)), 0.f);
     dx(n, r, b) = acts.Store(fma(rstd, dnorm, extra));
 
