@@ -31,7 +31,7 @@ int64_t StreamingMinFootprint() {
 int64_t StreamingMinFootprint(const KernelRequest& request) {
   const bool l1_filling_rows =
       request.op != Op::kLayerNorm2d && request.direction == Direction::kBackward &&
-      request.dtype == HALNORM_F32 && request.hidden > 2048 && request.hidden <= 4096;
+      request.dtype == HALNORM_F32 && request.hidden > 2048;
   return l1_filling_rows ? StreamingMinFootprint() / 4 : StreamingMinFootprint();
 }
 

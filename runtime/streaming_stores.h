@@ -38,13 +38,20 @@ namespace halnorm::internal {
 int64_t StreamingMinFootprint();
 
 // The line for one call: a quarter of the above (half the last-level cache)
-// for f32 row-norm backwards with 2048 < N <= 4096, where a row of x and
-// one of dy fill a 32 KiB L1d together and plain stores of dx evict them
-// mid-row. LayerNorm f32 backward, GB/s, plain -> streaming (with the row
-// prefetch), report_runner, 2-3 alternating runs each:
+// for f32 row-norm backwards with N > 2048, where a row of x and one of dy
+// fill a 32 KiB L1d together (or overflow it) and plain stores of dx evict
+// them mid-row. LayerNorm f32 backward, GB/s, plain -> streaming (with the
+// row prefetch), report_runner, 2-3 alternating runs each:
 //   Zen 4 (x86_avx512), 1 thread:  512x4096 (24 MiB)  21-25 -> 31-34
 //                                  RMSNorm 512x4096   27-28 -> 32-36
-//                                  512x2048 (12 MiB), 512x8192, bf16: +-5%
+//                                  512x2048 (12 MiB), bf16: +-5%
+// N > 4096 joined later (Zen 4, auto prefetch, medians of 5 alternating
+// runs, 1 thread): LayerNorm 192x8192 (18 MiB) 20.6 -> 23.8, 384x8192
+// 12.2 -> 15.3, 96x16384 16.5 -> 18.7, 256x16384 13.2 -> 15.4; RMSNorm
+// 384x8192 14.7 -> 19.2, 256x16384 12.8 -> 14.8; 2 threads: LayerNorm
+// 384x8192 21.6 -> 31.8, 128x16384 35.7 -> 35.5, RMSNorm 512x8192 26.7 ->
+// 32.5. (512x8192 had measured +-5% in the runs above.) Not measured at
+// N > 4096 on Zen 3 or Intel.
 //   Zen 3 (x86_avx2), 1 thread:    512x4096            6.2-7.3 -> 8.5-9.6
 //                                  384x4096 (18 MiB)   5.7-7.8 -> 6.8-10.8
 //                                  512x3072 (18 MiB)   4.3-6.2 -> 9.0-12.2

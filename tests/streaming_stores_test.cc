@@ -86,15 +86,15 @@ TEST(StreamingStoresTest, Bf16ConvertedInSoftwareKeepsPlainStores) {
 #endif
 }
 
-// f32 backward rows of 2048 < N <= 4096 stream from a quarter of the
-// general line; shorter and longer rows, and the forwards, keep it.
+// f32 backward rows of N > 2048 stream from a quarter of the general line;
+// shorter rows, and the forwards, keep it.
 TEST(StreamingStoresTest, F32BackwardRowsThatFillL1StreamEarlier) {
   if (Policy() != "auto") GTEST_SKIP() << "checks the auto threshold";
   for (const Variant& v : AllVariants()) {
     if (v.streaming_argv == nullptr || v.dtype != HALNORM_F32) continue;
     const int tensors = v.direction == Direction::kBackward ? 3 : 2;
-    for (const int64_t hidden : {2048, 3072, 4096, 8192}) {
-      const bool earlier = v.direction == Direction::kBackward && hidden > 2048 && hidden <= 4096;
+    for (const int64_t hidden : {1024, 2048, 3072, 4096, 8192, 65536}) {
+      const bool earlier = v.direction == Direction::kBackward && hidden > 2048;
       const int64_t line = StreamingMinFootprint() / (earlier ? 4 : 1);
       const int64_t row_bytes = tensors * hidden * 4;
       const int64_t rows = (line + row_bytes - 1) / row_bytes;  // the first at or above the line
