@@ -51,7 +51,13 @@ int64_t StreamingMinFootprint();
 // 384x8192 14.7 -> 19.2, 256x16384 12.8 -> 14.8; 2 threads: LayerNorm
 // 384x8192 21.6 -> 31.8, 128x16384 35.7 -> 35.5, RMSNorm 512x8192 26.7 ->
 // 32.5. (512x8192 had measured +-5% in the runs above.) Not measured at
-// N > 4096 on Zen 3 or Intel.
+// N > 4096 on Zen 3 or Intel. report_runner repeats a call on the same
+// tensors, so streamed dx also leaves more of dy and x in the LLC for the
+// next call: part of these gains may not reach a training step, whose
+// inputs come from elsewhere. Forwards at these footprints ran 0.8x-3x
+// streaming from shape to shape (f32 4096x768 39 -> 32, 3072x1024 20 ->
+// 37 GB/s): the residency lottery of a tensor the LLC's size, so their
+// line stays.
 //   Zen 3 (x86_avx2), 1 thread:    512x4096            6.2-7.3 -> 8.5-9.6
 //                                  384x4096 (18 MiB)   5.7-7.8 -> 6.8-10.8
 //                                  512x3072 (18 MiB)   4.3-6.2 -> 9.0-12.2
