@@ -53,11 +53,14 @@ int64_t StreamingMinFootprint();
 // 32.5. (512x8192 had measured +-5% in the runs above.) Not measured at
 // N > 4096 on Zen 3 or Intel. report_runner repeats a call on the same
 // tensors, so streamed dx also leaves more of dy and x in the LLC for the
-// next call: part of these gains may not reach a training step, whose
-// inputs come from elsewhere. Forwards at these footprints ran 0.8x-3x
-// streaming from shape to shape (f32 4096x768 39 -> 32, 3072x1024 20 ->
-// 37 GB/s): the residency lottery of a tensor the LLC's size, so their
-// line stays.
+// next call. Cold (inputs cycled over 6 tensor sets, then dx read back as
+// the next op would; numpy through the Python binding, ms per call + read,
+// plain -> streaming, 2 runs): LayerNorm 384x8192 3.66 -> 3.82 and 3.72 ->
+// 3.37, RMSNorm 384x8192 3.43 -> 3.04 and 3.98 -> 3.63, LayerNorm
+// 256x16384 5.19 -> 5.01 and 5.66 -> 4.68. Forwards at these footprints
+// ran 0.8x-3x streaming from shape to shape (f32 4096x768 39 -> 32,
+// 3072x1024 20 -> 37 GB/s): the residency lottery of a tensor the LLC's
+// size, so their line stays.
 //   Zen 3 (x86_avx2), 1 thread:    512x4096            6.2-7.3 -> 8.5-9.6
 //                                  384x4096 (18 MiB)   5.7-7.8 -> 6.8-10.8
 //                                  512x3072 (18 MiB)   4.3-6.2 -> 9.0-12.2
