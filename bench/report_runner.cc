@@ -16,6 +16,14 @@
 // --offset_bytes=16 starts halnorm's activation tensors 16 bytes past a
 // cache line, where malloc's large blocks start (the peers' stay aligned).
 //
+// --cold evicts every cache before each timed call (of halnorm and the
+// peers) by reading 1 GiB (--cold=MiB: that many): the first touch of
+// tensors produced long before, not the repeated call's warm cache. --read_output adds a halnorm_then_read column: the call
+// plus one thread reading its output back, as the next op would (gbps still
+// counts the call's logical bytes), which is where streaming stores pay.
+//
+//   report_runner --op=layer_norm --dtype=f32 --shape=384x8192 --cold --read_output
+//
 // report_runner --print_llc prints the last-level cache bytes halnorm's
 // streaming decision uses (runtime/cache_size.h), for the report's regimes.
 #include <algorithm>
@@ -30,6 +38,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_support.h"
+#include "bench/cache_eviction.h"
 #include "bench/hot_copy.h"
 #include "bench/naive_peer.h"
 #include "bench/norm_problem.h"
@@ -53,6 +62,8 @@ struct Options {
   std::vector<int> threads = {1, 2};
   int reps = 5;
   int offset_bytes = 0;  // halnorm's activations, past a 64-byte boundary
+  bool read_output = false;
+  std::unique_ptr<CacheEvictor> evictor;  // --cold
 };
 
 int64_t Elements(const Options& o) {
@@ -79,25 +90,38 @@ void PrintRow(const Options& o, const std::string& direction, int threads,
   std::fflush(stdout);
 }
 
-// Times `call` and prints its row; a call that fails prints n/a with its
-// error instead.
+// Times `call` (cold: each call after evicting the caches) and prints its
+// row; a call that fails prints n/a with its error instead.
 void Measure(const Options& o, const std::string& direction, int threads,
              const std::string& column, double bytes, const std::function<std::string()>& call) {
   std::string error;
-  const double seconds = MedianSecondsPerCall(
-      [&] {
-        if (error.empty()) error = call();
-      },
-      o.reps);
+  auto checked_call = [&] {
+    if (error.empty()) error = call();
+  };
+  const double seconds =
+      o.evictor ? MedianSecondsPerPreparedCall([&] { o.evictor->Evict(threads); }, checked_call,
+                                               o.reps)
+                : MedianSecondsPerCall(checked_call, o.reps);
   if (!error.empty()) return PrintRow(o, direction, threads, column, 0, error);
   PrintRow(o, direction, threads, column, bytes / seconds / 1e9);
 }
 
 void MeasureHalnorm(const Options& o, int threads, bool forward, NormProblem& p) {
   halnorm_set_num_threads(threads);
-  Measure(o, forward ? "forward" : "backward", threads, "halnorm", LogicalBytes(o, forward), [&] {
+  const std::string direction = forward ? "forward" : "backward";
+  auto call = [&] {
     const absl::Status status = forward ? p.Forward() : p.Backward();
     return std::string(status.message());
+  };
+  Measure(o, direction, threads, "halnorm", LogicalBytes(o, forward), call);
+  if (!o.read_output) return;
+  const halnorm_tensor& output = p.Output(forward ? internal::Direction::kForward
+                                                  : internal::Direction::kBackward);
+  const size_t output_bytes = Elements(o) * internal::DtypeBytes(o.dtype);
+  Measure(o, direction, threads, "halnorm_then_read", LogicalBytes(o, forward), [&] {
+    std::string error = call();
+    ReadBack(output.data, output_bytes);
+    return error;
   });
 }
 
@@ -178,6 +202,14 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
           o.offset_bytes >= 64) {
         return error = "--offset_bytes: 0 to 63, not " + kv.second, false;
       }
+    } else if (kv.first == "--cold") {
+      int mib = kDefaultEvictionBytes >> 20;
+      if (!kv.second.empty() && (!absl::SimpleAtoi(kv.second, &mib) || mib < 1)) {
+        return error = "--cold: MiB to read between calls, not " + kv.second, false;
+      }
+      o.evictor = std::make_unique<CacheEvictor>(int64_t{mib} << 20);
+    } else if (kv.first == "--read_output") {
+      o.read_output = true;
     } else {
       return error = std::string("unknown argument ") + argv[i], false;
     }

@@ -57,6 +57,20 @@ class ReportRunnerTest(unittest.TestCase):
         halnorm = [row for row in rows if row[5] == "halnorm"]
         self.assertEqual([row[7] for row in halnorm], ["ok", "ok"])
 
+    def test_cold_calls_with_the_output_read_back(self):
+        # 16 MiB read between calls, not the default 1 GiB: quick, and the
+        # shape's 128 KiB tensors still leave L1 and L2.
+        code, rows, stderr = run("--op=rms_norm", "--dtype=f16", "--shape=64x1024",
+                                 "--threads=1,2", "--reps=2", "--cold=16", "--read_output")
+        self.assertEqual(code, 0, stderr)
+        self.assertEqual({row[5] for row in rows}, COLUMNS | {"halnorm_then_read"})
+        then_read = [(row[1], row[4], row[7]) for row in rows if row[5] == "halnorm_then_read"]
+        self.assertEqual(sorted(then_read), [("backward", "1", "ok"), ("backward", "2", "ok"),
+                                             ("forward", "1", "ok"), ("forward", "2", "ok")])
+        for row in rows:
+            if row[7] == "ok":
+                self.assertTrue(0 < float(row[6]) < 10000, row)
+
     def test_prints_the_cache_halnorm_assumes(self):
         code, rows, stderr = run("--print_llc", env={**os.environ, "HALNORM_LLC_MIB": "48"})
         self.assertEqual((code, rows), (0, [[str(48 << 20)]]), stderr)
@@ -74,7 +88,9 @@ class ReportRunnerTest(unittest.TestCase):
                            (["--op=layer_norm", "--dtype=f32", "--shape=2x2", "--offset_bytes=64"],
                             "--offset_bytes"),
                            (["--op=layer_norm", "--dtype=bf16", "--shape=2x2", "--offset_bytes=3"],
-                            "--offset_bytes")):
+                            "--offset_bytes"),
+                           (["--op=layer_norm", "--dtype=f32", "--shape=2x2", "--cold=0"],
+                            "--cold")):
             code, rows, stderr = run(*args)
             self.assertEqual(code, 2, args)
             self.assertEqual(rows, [])

@@ -56,6 +56,24 @@ double MedianSecondsPerCall(Call call, int repetitions,
   return per_call[per_call.size() / 2];
 }
 
+// One call per repetition, each right after an untimed `prepare` (evicting
+// the caches, say): for calls whose state before the call is the point.
+template <typename Prepare, typename Call>
+double MedianSecondsPerPreparedCall(Prepare prepare, Call call, int repetitions) {
+  using Clock = std::chrono::steady_clock;
+  prepare();
+  call();  // warm-up: pages, thread pools
+  std::vector<double> per_call;
+  for (int rep = 0; rep < repetitions; rep++) {
+    prepare();
+    const Clock::time_point start = Clock::now();
+    call();
+    per_call.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
 }  // namespace halnorm::bench
 
 #endif  // HALNORM_BENCH_TIMING_H_
