@@ -29,6 +29,9 @@ class NormProblem {
     return direction == internal::Direction::kForward ? Forward(variant) : Backward(variant);
   }
 
+  // The backward's incoming gradient.
+  const halnorm_tensor& Dy() const { return dy_.t; }
+
   // What the last call of `direction` wrote: y, or dx.
   const halnorm_tensor& Output(internal::Direction direction) const {
     return direction == internal::Direction::kForward ? y_.t : dx_.t;

@@ -18,9 +18,12 @@
 //
 // --cold evicts every cache before each timed call (of halnorm and the
 // peers) by reading 1 GiB (--cold=MiB: that many): the first touch of
-// tensors produced long before, not the repeated call's warm cache. --read_output adds a halnorm_then_read column: the call
-// plus one thread reading its output back, as the next op would (gbps still
-// counts the call's logical bytes), which is where streaming stores pay.
+// tensors produced long before, not the repeated call's warm cache.
+// --warm_dy then reads halnorm's dy back before each backward, as in a
+// training step: dy fresh from the op after, x a saved activation.
+// --read_output adds a halnorm_then_read column: the call plus one thread
+// reading its output back, as the next op would (gbps still counts the
+// call's logical bytes), which is where streaming stores pay.
 //
 //   report_runner --op=layer_norm --dtype=f32 --shape=384x8192 --cold --read_output
 //
@@ -63,6 +66,7 @@ struct Options {
   int reps = 5;
   int offset_bytes = 0;  // halnorm's activations, past a 64-byte boundary
   bool read_output = false;
+  bool warm_dy = false;
   std::unique_ptr<CacheEvictor> evictor;  // --cold
 };
 
@@ -90,18 +94,22 @@ void PrintRow(const Options& o, const std::string& direction, int threads,
   std::fflush(stdout);
 }
 
-// Times `call` (cold: each call after evicting the caches) and prints its
-// row; a call that fails prints n/a with its error instead.
+// Times `call` (cold: each call after evicting the caches, then
+// `after_eviction`) and prints its row; a call that fails prints n/a with
+// its error instead.
 void Measure(const Options& o, const std::string& direction, int threads,
-             const std::string& column, double bytes, const std::function<std::string()>& call) {
+             const std::string& column, double bytes, const std::function<std::string()>& call,
+             const std::function<void()>& after_eviction = [] {}) {
   std::string error;
   auto checked_call = [&] {
     if (error.empty()) error = call();
   };
-  const double seconds =
-      o.evictor ? MedianSecondsPerPreparedCall([&] { o.evictor->Evict(threads); }, checked_call,
-                                               o.reps)
-                : MedianSecondsPerCall(checked_call, o.reps);
+  auto evict = [&] {
+    o.evictor->Evict(threads);
+    after_eviction();
+  };
+  const double seconds = o.evictor ? MedianSecondsPerPreparedCall(evict, checked_call, o.reps)
+                                   : MedianSecondsPerCall(checked_call, o.reps);
   if (!error.empty()) return PrintRow(o, direction, threads, column, 0, error);
   PrintRow(o, direction, threads, column, bytes / seconds / 1e9);
 }
@@ -113,16 +121,22 @@ void MeasureHalnorm(const Options& o, int threads, bool forward, NormProblem& p)
     const absl::Status status = forward ? p.Forward() : p.Backward();
     return std::string(status.message());
   };
-  Measure(o, direction, threads, "halnorm", LogicalBytes(o, forward), call);
+  const size_t tensor_bytes = Elements(o) * internal::DtypeBytes(o.dtype);
+  auto warm_dy = [&] {
+    if (o.warm_dy && !forward) ReadBack(p.Dy().data, tensor_bytes);
+  };
+  Measure(o, direction, threads, "halnorm", LogicalBytes(o, forward), call, warm_dy);
   if (!o.read_output) return;
   const halnorm_tensor& output = p.Output(forward ? internal::Direction::kForward
                                                   : internal::Direction::kBackward);
-  const size_t output_bytes = Elements(o) * internal::DtypeBytes(o.dtype);
-  Measure(o, direction, threads, "halnorm_then_read", LogicalBytes(o, forward), [&] {
-    std::string error = call();
-    ReadBack(output.data, output_bytes);
-    return error;
-  });
+  Measure(
+      o, direction, threads, "halnorm_then_read", LogicalBytes(o, forward),
+      [&] {
+        std::string error = call();
+        ReadBack(output.data, tensor_bytes);
+        return error;
+      },
+      warm_dy);
 }
 
 void MeasureOneDnn(const Options& o, int threads, bool forward) {
@@ -210,6 +224,8 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
       o.evictor = std::make_unique<CacheEvictor>(int64_t{mib} << 20);
     } else if (kv.first == "--read_output") {
       o.read_output = true;
+    } else if (kv.first == "--warm_dy") {
+      o.warm_dy = true;
     } else {
       return error = std::string("unknown argument ") + argv[i], false;
     }
@@ -231,6 +247,7 @@ bool ParseOptions(int argc, char** argv, Options& o, std::string& error) {
   if (o.shape.size() != rank) {
     return error = "--shape: " + std::string(rank == 4 ? "NxCxHxW" : "MxN"), false;
   }
+  if (o.warm_dy && !o.evictor) return error = "--warm_dy: only with --cold", false;
   if (o.offset_bytes % internal::DtypeBytes(o.dtype) != 0) {
     return error = "--offset_bytes: a multiple of the element size", false;
   }

@@ -61,7 +61,8 @@ class ReportRunnerTest(unittest.TestCase):
         # 16 MiB read between calls, not the default 1 GiB: quick, and the
         # shape's 128 KiB tensors still leave L1 and L2.
         code, rows, stderr = run("--op=rms_norm", "--dtype=f16", "--shape=64x1024",
-                                 "--threads=1,2", "--reps=2", "--cold=16", "--read_output")
+                                 "--threads=1,2", "--reps=2", "--cold=16", "--read_output",
+                                 "--warm_dy")
         self.assertEqual(code, 0, stderr)
         self.assertEqual({row[5] for row in rows}, COLUMNS | {"halnorm_then_read"})
         then_read = [(row[1], row[4], row[7]) for row in rows if row[5] == "halnorm_then_read"]
@@ -90,7 +91,9 @@ class ReportRunnerTest(unittest.TestCase):
                            (["--op=layer_norm", "--dtype=bf16", "--shape=2x2", "--offset_bytes=3"],
                             "--offset_bytes"),
                            (["--op=layer_norm", "--dtype=f32", "--shape=2x2", "--cold=0"],
-                            "--cold")):
+                            "--cold"),
+                           (["--op=layer_norm", "--dtype=f32", "--shape=2x2", "--warm_dy"],
+                            "--warm_dy")):
             code, rows, stderr = run(*args)
             self.assertEqual(code, 2, args)
             self.assertEqual(rows, [])

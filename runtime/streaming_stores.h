@@ -35,6 +35,22 @@ namespace halnorm::internal {
 // The fixed 16 MiB of before came from the AVX2 VM, whose L3 size was not
 // recorded (LayerNorm f32 forward, 2 threads, plain -> streaming: 12 MiB
 // 67.7 -> 43.2, 16 MiB 35.8 -> 57.5): check the rule there again.
+// Where the inputs come from decides the line, checked with report_runner's
+// --read_output (the call, then one thread reading its output) on an Intel
+// Xeon VM (model 167, 32 MiB after the bound), streaming / plain, 1 thread
+// (2 threads), medians of 3 alternating runs, LayerNorm f32, N = 4096:
+//   forward, inputs resident (a repeated call, x fresh from the op before):
+//     32 MiB 0.59, 64 MiB 0.71 (0.66), 96 MiB 1.13 (0.93), 128 MiB 1.22 (1.12)
+//   forward, --cold (inputs from DRAM): 4 MiB (512x1024) 1.30, 16 MiB
+//     1.22, 32 MiB 1.25 and 1.22 (N = 1024), 64 MiB 1.25 (bf16 1.22)
+//   backward, --cold --warm_dy (dy fresh, x a saved activation): 6 MiB
+//     1.04, 24 MiB 1.16 (1.17), bf16 24 MiB 1.06 (1.27), 48 MiB 1.13,
+//     bf16 48 MiB 1.02
+// So the line sits at the resident-input crossover, as meant; a caller
+// whose inputs are cold (a backward whose x was saved long before) gains
+// 1.0-1.3x from HALNORM_STREAMING_STORES=always at any footprint, which a
+// repeated call on resident tensors (small models, recomputation, the
+// report) pays 0.56-0.92x for below the line (backward 0.66-0.87).
 int64_t StreamingMinFootprint();
 
 // The line for one call: a quarter of the above (half the last-level cache)
@@ -51,13 +67,18 @@ int64_t StreamingMinFootprint();
 // 384x8192 14.7 -> 19.2, 256x16384 12.8 -> 14.8; 2 threads: LayerNorm
 // 384x8192 21.6 -> 31.8, 128x16384 35.7 -> 35.5, RMSNorm 512x8192 26.7 ->
 // 32.5. (512x8192 had measured +-5% in the runs above.) Not measured at
-// N > 4096 on Zen 3 or Intel. report_runner repeats a call on the same
+// N > 4096 on Zen 3. report_runner repeats a call on the same
 // tensors, so streamed dx also leaves more of dy and x in the LLC for the
 // next call. Cold (inputs cycled over 6 tensor sets, then dx read back as
 // the next op would; numpy through the Python binding, ms per call + read,
 // plain -> streaming, 2 runs): LayerNorm 384x8192 3.66 -> 3.82 and 3.72 ->
 // 3.37, RMSNorm 384x8192 3.43 -> 3.04 and 3.98 -> 3.63, LayerNorm
-// 256x16384 5.19 -> 5.01 and 5.66 -> 4.68. Forwards at these footprints
+// 256x16384 5.19 -> 5.01 and 5.66 -> 4.68. On the Intel VM above
+// (48 KiB L1d), streaming / plain, then one thread reading dx: resident
+// inputs 0.70 (LayerNorm 384x8192) and 0.68 (RMSNorm), but --cold
+// --warm_dy 1.22, 1.20, 1.17 (512x4096) and 1.20 (256x16384), 1.03 on 2
+// threads: the line bets on x being a saved activation. Forwards at these
+// footprints
 // ran 0.8x-3x streaming from shape to shape (f32 4096x768 39 -> 32,
 // 3072x1024 20 -> 37 GB/s): the residency lottery of a tensor the LLC's
 // size, so their line stays.
