@@ -28,8 +28,6 @@ class CacheEvictor {
   // write-back spills into the next timed call.
   void Evict(int threads) const;
 
-  size_t bytes() const { return words_.size() * sizeof(uint64_t); }
-
  private:
   AlignedVector<uint64_t> words_;
 };
