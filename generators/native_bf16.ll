@@ -13,6 +13,7 @@
 
 declare <8 x i16> @llvm.x86.avx512bf16.cvtneps2bf16.256(<8 x float>)
 declare <16 x i16> @llvm.x86.avx512bf16.cvtneps2bf16.512(<16 x float>)
+declare <32 x i16> @llvm.x86.avx512bf16.cvtne2ps2bf16.512(<16 x float>, <16 x float>)
 declare <8 x i1> @llvm.x86.avx512.fpclass.ps.256(<8 x float>, i32)  ; 32: denormal
 declare <16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float>, i32)
 
@@ -75,4 +76,31 @@ denormals:  ; (u + 0x7fff + ((u >> 16) & 1)) >> 16, as activations.cc rounds
 done:
   %result = phi <16 x i16> [ %native, %entry ], [ %fixed, %denormals ]
   ret <16 x i16> %result
+}
+
+; 32 lanes (vector_width 32 schedules): vcvtne2ps2bf16 converts both halves
+; in one instruction, where two vcvtneps2bf16 take two (each is a port 0 and
+; a port 5 micro-op on Intel cores), and one test and branch covers both
+; halves' denormal checks.
+define weak_odr <32 x i16> @halnorm_f32_to_bf16x32(<32 x float> %f) alwaysinline {
+entry:
+  %lo = shufflevector <32 x float> %f, <32 x float> undef, <16 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15>
+  %hi = shufflevector <32 x float> %f, <32 x float> undef, <16 x i32> <i32 16, i32 17, i32 18, i32 19, i32 20, i32 21, i32 22, i32 23, i32 24, i32 25, i32 26, i32 27, i32 28, i32 29, i32 30, i32 31>
+  ; the instruction's lower half comes from its second source
+  %native = call <32 x i16> @llvm.x86.avx512bf16.cvtne2ps2bf16.512(<16 x float> %hi, <16 x float> %lo)
+  %denormal_lo = call <16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float> %lo, i32 32)
+  %denormal_hi = call <16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float> %hi, i32 32)
+  %lanes_lo = bitcast <16 x i1> %denormal_lo to i16
+  %lanes_hi = bitcast <16 x i1> %denormal_hi to i16
+  %lanes = or i16 %lanes_lo, %lanes_hi
+  %any = icmp ne i16 %lanes, 0
+  br i1 %any, label %denormals, label %done, !prof !0
+denormals:
+  %fixed_lo = call <16 x i16> @halnorm_f32_to_bf16x16(<16 x float> %lo)
+  %fixed_hi = call <16 x i16> @halnorm_f32_to_bf16x16(<16 x float> %hi)
+  %fixed = shufflevector <16 x i16> %fixed_lo, <16 x i16> %fixed_hi, <32 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15, i32 16, i32 17, i32 18, i32 19, i32 20, i32 21, i32 22, i32 23, i32 24, i32 25, i32 26, i32 27, i32 28, i32 29, i32 30, i32 31>
+  br label %done
+done:
+  %result = phi <32 x i16> [ %native, %entry ], [ %fixed, %denormals ]
+  ret <32 x i16> %result
 }
