@@ -67,8 +67,8 @@ int64_t StreamingMinFootprint();
 // 384x8192 14.7 -> 19.2, 256x16384 12.8 -> 14.8; 2 threads: LayerNorm
 // 384x8192 21.6 -> 31.8, 128x16384 35.7 -> 35.5, RMSNorm 512x8192 26.7 ->
 // 32.5. (512x8192 had measured +-5% in the runs above.) Not measured at
-// N > 4096 on Zen 3. report_runner repeats a call on the same
-// tensors, so streamed dx also leaves more of dy and x in the LLC for the
+// N > 4096 on Zen 3. report_runner repeats a call on the same tensors,
+// so streamed dx also leaves more of dy and x in the LLC for the
 // next call. Cold (inputs cycled over 6 tensor sets, then dx read back as
 // the next op would; numpy through the Python binding, ms per call + read,
 // plain -> streaming, 2 runs): LayerNorm 384x8192 3.66 -> 3.82 and 3.72 ->
@@ -78,10 +78,9 @@ int64_t StreamingMinFootprint();
 // inputs 0.70 (LayerNorm 384x8192) and 0.68 (RMSNorm), but --cold
 // --warm_dy 1.22, 1.20, 1.17 (512x4096) and 1.20 (256x16384), 1.03 on 2
 // threads: the line bets on x being a saved activation. Forwards at these
-// footprints
-// ran 0.8x-3x streaming from shape to shape (f32 4096x768 39 -> 32,
-// 3072x1024 20 -> 37 GB/s): the residency lottery of a tensor the LLC's
-// size, so their line stays.
+// footprints ran 0.8x-3x streaming from shape to shape (f32 4096x768 39 ->
+// 32, 3072x1024 20 -> 37 GB/s): the residency lottery of a tensor the
+// LLC's size, so their line stays.
 //   Zen 3 (x86_avx2), 1 thread:    512x4096            6.2-7.3 -> 8.5-9.6
 //                                  384x4096 (18 MiB)   5.7-7.8 -> 6.8-10.8
 //                                  512x3072 (18 MiB)   4.3-6.2 -> 9.0-12.2
