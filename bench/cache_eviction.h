@@ -32,9 +32,9 @@ class CacheEvictor {
   AlignedVector<uint64_t> words_;
 };
 
-// Sums `bytes` bytes at `data` as 64-bit words: a consumer reading a
-// kernel's output, as the next op of a model would.
-uint64_t ReadBack(const void* data, size_t bytes);
+// Reads `bytes` bytes at `data` (summing them as 64-bit words): a consumer
+// reading a kernel's output, as the next op of a model would.
+void ReadBack(const void* data, size_t bytes);
 
 }  // namespace halnorm::bench
 

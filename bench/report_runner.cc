@@ -76,9 +76,12 @@ int64_t Elements(const Options& o) {
   return count;
 }
 
+// Bytes of one activation tensor (x, y, dy or dx).
+size_t TensorBytes(const Options& o) { return Elements(o) * internal::DtypeBytes(o.dtype); }
+
 // Forward reads x and writes y; backward reads x and dy and writes dx.
 double LogicalBytes(const Options& o, bool forward) {
-  return (forward ? 2.0 : 3.0) * Elements(o) * internal::DtypeBytes(o.dtype);
+  return (forward ? 2.0 : 3.0) * TensorBytes(o);
 }
 
 void PrintRow(const Options& o, const std::string& direction, int threads,
@@ -121,7 +124,7 @@ void MeasureHalnorm(const Options& o, int threads, bool forward, NormProblem& p)
     const absl::Status status = forward ? p.Forward() : p.Backward();
     return std::string(status.message());
   };
-  const size_t tensor_bytes = Elements(o) * internal::DtypeBytes(o.dtype);
+  const size_t tensor_bytes = TensorBytes(o);
   auto warm_dy = [&] {
     if (o.warm_dy && !forward) ReadBack(p.Dy().data, tensor_bytes);
   };
@@ -181,7 +184,7 @@ void MeasureReferences(const Options& o, int threads) {
            StreamAddBytesPerSecond(kDramStreamElements, threads) / 1e9);
   // The best of 1..threads threads: on a few KiB, waking a second core costs
   // more than the copy itself.
-  const size_t bytes = Elements(o) * internal::DtypeBytes(o.dtype);
+  const size_t bytes = TensorBytes(o);
   double copy = 0, add = 0;
   for (int t = 1; t <= threads; t++) {
     copy = std::max(copy, HotCopyBytesPerSecond(bytes, t, o.reps));

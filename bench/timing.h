@@ -16,6 +16,12 @@ constexpr double kMinRepetitionSeconds = 0.01;
 constexpr double kSlowCallSeconds = 0.2;
 constexpr int kSlowCallReps = 3;
 
+// The upper median (of an even count, the larger middle value).
+inline double Median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
 // With a `gap`, each call follows a busy wait of that long (a model's other
 // work between two calls, which lets thread pools go idle), and only the
 // calls are timed.
@@ -52,8 +58,7 @@ double MedianSecondsPerCall(Call call, int repetitions,
     }
     per_call.push_back(in_calls / batch);
   }
-  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
-  return per_call[per_call.size() / 2];
+  return Median(per_call);
 }
 
 // One call per repetition, each right after an untimed `prepare` (evicting
@@ -70,8 +75,7 @@ double MedianSecondsPerPreparedCall(Prepare prepare, Call call, int repetitions)
     call();
     per_call.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
-  std::nth_element(per_call.begin(), per_call.begin() + per_call.size() / 2, per_call.end());
-  return per_call[per_call.size() / 2];
+  return Median(per_call);
 }
 
 }  // namespace halnorm::bench

@@ -18,11 +18,6 @@ double SecondsSince(Clock::time_point start) {
 
 }  // namespace
 
-double Median(std::vector<double> samples) {
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  return samples[samples.size() / 2];
-}
-
 SideBySideTimes TimeSideBySide(const std::vector<std::function<absl::Status()>>& calls,
                                const SideBySideOptions& options) {
   const int n = static_cast<int>(calls.size());
@@ -49,7 +44,7 @@ SideBySideTimes TimeSideBySide(const std::vector<std::function<absl::Status()>>&
         samples[i].push_back(SecondsSince(start) / batch[i]);
       }
     }
-    for (int i : who) times.seconds[i] = Median(samples[i]);
+    for (int i : who) times.seconds[i] = bench::Median(samples[i]);
   };
   run_rounds(running, options.rounds);
   double best = std::numeric_limits<double>::infinity();

@@ -36,9 +36,6 @@ struct SideBySideTimes {
 SideBySideTimes TimeSideBySide(const std::vector<std::function<absl::Status()>>& calls,
                                const SideBySideOptions& options);
 
-// The middle value (the upper one of the two middle values of an even count).
-double Median(std::vector<double> samples);
-
 // "[ 12/144] 3.2 min, ETA 18 min: <what>" lines on stdout, the ETA from the
 // mean time per unit of work so far.
 class Progress {
