@@ -16,6 +16,10 @@ namespace native_bf16_bitcode {  // native_bf16_bitcode.cc, generated
 extern const unsigned char kX86_64[];
 extern const size_t kX86_64Size;
 }  // namespace native_bf16_bitcode
+namespace vector_bf16_bitcode {  // vector_bf16_bitcode.cc, generated
+extern const unsigned char kX86_64[];
+extern const size_t kX86_64Size;
+}  // namespace vector_bf16_bitcode
 
 namespace {
 
@@ -82,8 +86,8 @@ Expr FloatToBf16(Expr v) {  // float -> uint16, round to nearest even
 
 }  // namespace bits16
 
-// The function names native_half.ll and native_bf16.ll define (Halide
-// appends xN for N lanes).
+// The function names native_half.ll, native_bf16.ll and vector_bf16.ll
+// define (Halide appends xN for N lanes).
 constexpr char kHalfToF32[] = "halnorm_f16_to_f32";
 constexpr char kF32ToHalf[] = "halnorm_f32_to_f16";
 constexpr char kF32ToBf16[] = "halnorm_f32_to_bf16";
@@ -118,6 +122,12 @@ Activations::Activations(const std::string& dtype, const Halide::Target& target,
       target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
     LinkBitcode(externs, target, "halnorm.native_bf16", native_bf16_bitcode::kX86_64,
                 native_bf16_bitcode::kX86_64Size);
+    native_bf16_ = true;
+  } else if (type_ == Halide::BFloat(16) && x86 && !target.has_gpu_feature() &&
+             !target.has_feature(Halide::Target::AVX512)) {
+    // AVX2 and SSE4.1 (AVX-512 without AVX512_BF16 keeps bits16: untimed).
+    LinkBitcode(externs, target, "halnorm.vector_bf16", vector_bf16_bitcode::kX86_64,
+                vector_bf16_bitcode::kX86_64Size);
     native_bf16_ = true;
   }
 }

@@ -17,7 +17,8 @@ class Activations {
   // go through those instructions: their bitcode (native_half.ll,
   // native_bf16.ll) is added to `externs`, the generator's externs map,
   // which Halide links into the kernel. Elsewhere the conversions are
-  // integer and float vector ops.
+  // integer and float vector ops: on other x86 CPU targets, f32 -> bf16 is
+  // vector_bf16.ll's (the same rounding, a branch per vector for NaNs).
   Activations(const std::string& dtype, const Halide::Target& target,
               Halide::GeneratorContext::ExternsMap& externs);
 
@@ -35,7 +36,7 @@ class Activations {
   Halide::Type storage_;  // how the kernel's buffers hold it
   bool native_cast_;      // Halide's own casts (f16 on CUDA)
   bool native_half_ = false;  // f16 <-> f32 through native_half.ll
-  bool native_bf16_ = false;  // f32 -> bf16 through native_bf16.ll
+  bool native_bf16_ = false;  // f32 -> bf16 through native_bf16.ll or vector_bf16.ll
 };
 
 }  // namespace halnorm

@@ -197,18 +197,33 @@ TEST_P(EdgeForwardTest, ZeroEpsConstantRowIsNanWithInfiniteRstd) {
 }
 
 // eps > 0: the same row is exactly bias (LayerNorm) or 0 (RMSNorm), with
-// rstd = 1 / sqrt(eps).
+// rstd = 1 / sqrt(eps). So the f32 bias checks the kernel's f16/bf16 store
+// bit for bit: its rounding, at ties too, and NaN lanes (in both halves of
+// a 16-lane vector, beside lanes that are not NaN).
 TEST_P(EdgeForwardTest, PositiveEpsConstantRowIsExactlyBias) {
   std::vector<float> x = Noise(2 * kHidden, 1, dtype());
   Fill(x, 0, layer() ? 3.f : 0.f);
   ForwardCall call(GetParam(), 2, kHidden, x);
+  std::vector<float> bias(kHidden, 0.f);
+  if (layer()) {
+    bias = Gather(*call.bias->view());
+    // Halfway between two neighbours near 1: even below, even above.
+    const float bf16_tie = std::ldexp(1.f, -8), f16_tie = std::ldexp(1.f, -11);
+    const float ties[] = {1 + bf16_tie, 1 + 3 * bf16_tie, -1 - bf16_tie,
+                          1 + f16_tie,  1 + 3 * f16_tie,  -1 - 3 * f16_tie};
+    for (int k = 0; k < 6; k++) bias[16 * k + 1] = ties[k];
+    bias[5] = bias[13] = bias[20] = std::nanf("");
+    testutil::Scatter(bias, *call.bias);
+  }
   constexpr float kEps = 1e-5f;
   ASSERT_TRUE(call.Run(kEps).ok());
   const std::vector<float> y = call.YRow(0);
-  const std::vector<float> bias =
-      layer() ? Gather(*call.bias->view()) : std::vector<float>(kHidden, 0.f);
   for (int64_t i = 0; i < kHidden; ++i) {
-    ASSERT_EQ(y[i], testutil::RoundToDtype(bias[i], dtype())) << "y[0][" << i << "]";
+    if (std::isnan(bias[i])) {
+      ASSERT_TRUE(std::isnan(y[i])) << "y[0][" << i << "]";
+    } else {
+      ASSERT_EQ(y[i], testutil::RoundToDtype(bias[i], dtype())) << "y[0][" << i << "]";
+    }
   }
   EXPECT_NEAR(Gather(*call.rstd.view())[0], 1.0 / std::sqrt(double{kEps}), 1e-6 / std::sqrt(kEps));
 }
