@@ -115,20 +115,20 @@ Activations::Activations(const std::string& dtype, const Halide::Target& target,
       native_half_ = true;
     }
   }
-  // Halide's avx512_sapphirerapids is the only target feature that implies
-  // AVX512_BF16; the x86_avx512_bf16 kernels are compiled for exactly
-  // Skylake's AVX-512 plus AVX512_BF16 (tools/bazel/halide.bzl).
-  if (type_ == Halide::BFloat(16) && x86 &&
-      target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
-    LinkBitcode(externs, target, "halnorm.native_bf16", native_bf16_bitcode::kX86_64,
-                native_bf16_bitcode::kX86_64Size);
-    native_bf16_ = true;
-  } else if (type_ == Halide::BFloat(16) && x86 && !target.has_gpu_feature() &&
-             !target.has_feature(Halide::Target::AVX512)) {
-    // AVX2 and SSE4.1 (AVX-512 without AVX512_BF16 keeps bits16: untimed).
-    LinkBitcode(externs, target, "halnorm.vector_bf16", vector_bf16_bitcode::kX86_64,
-                vector_bf16_bitcode::kX86_64Size);
-    native_bf16_ = true;
+  if (type_ == Halide::BFloat(16) && x86 && !target.has_gpu_feature()) {
+    // Halide's avx512_sapphirerapids is the only target feature that implies
+    // AVX512_BF16; the x86_avx512_bf16 kernels are compiled for exactly
+    // Skylake's AVX-512 plus AVX512_BF16 (tools/bazel/halide.bzl).
+    if (target.has_feature(Halide::Target::AVX512_SapphireRapids)) {
+      LinkBitcode(externs, target, "halnorm.native_bf16", native_bf16_bitcode::kX86_64,
+                  native_bf16_bitcode::kX86_64Size);
+      bf16_store_ir_ = true;
+    } else if (!target.has_feature(Halide::Target::AVX512)) {
+      // AVX2 and SSE4.1 (AVX-512 without AVX512_BF16 keeps bits16: untimed).
+      LinkBitcode(externs, target, "halnorm.vector_bf16", vector_bf16_bitcode::kX86_64,
+                  vector_bf16_bitcode::kX86_64Size);
+      bf16_store_ir_ = true;
+    }
   }
 }
 
@@ -152,7 +152,7 @@ Halide::Expr Activations::Store(const Halide::Expr& f32) const {
   }
   if (type_ == Halide::BFloat(16)) {
     Halide::Expr bf16_bits =
-        native_bf16_ ? CallNative(Halide::UInt(16), kF32ToBf16, {f32}) : bits16::FloatToBf16(f32);
+        bf16_store_ir_ ? CallNative(Halide::UInt(16), kF32ToBf16, {f32}) : bits16::FloatToBf16(f32);
     return Halide::reinterpret(storage_, bf16_bits);
   }
   return Halide::cast(type_, f32);

@@ -35,8 +35,8 @@ class Activations {
   Halide::Type type_;     // the dtype
   Halide::Type storage_;  // how the kernel's buffers hold it
   bool native_cast_;      // Halide's own casts (f16 on CUDA)
-  bool native_half_ = false;  // f16 <-> f32 through native_half.ll
-  bool native_bf16_ = false;  // f32 -> bf16 through native_bf16.ll or vector_bf16.ll
+  bool native_half_ = false;    // f16 <-> f32 through native_half.ll
+  bool bf16_store_ir_ = false;  // f32 -> bf16 through native_bf16.ll or vector_bf16.ll
 };
 
 }  // namespace halnorm
