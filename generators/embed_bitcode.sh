@@ -24,7 +24,11 @@ declare -A layouts=(
   echo "namespace halnorm::$namespace {"
   for arch in "$@"; do
     symbol=${symbols[$arch]}
-    { printf 'target datalayout = "%s"\ntarget triple = "%s"\n' "${layouts[$arch]}" "${triples[$arch]}"
+    # source_filename is fixed too: llvm-as would record the temporary path,
+    # and bitcode that differs per run relinks the generator and regenerates
+    # every kernel, defeating Bazel's caches.
+    { printf 'source_filename = "%s"\n' "$(basename "$ir")"
+      printf 'target datalayout = "%s"\ntarget triple = "%s"\n' "${layouts[$arch]}" "${triples[$arch]}"
       cat "$ir"; } >"$work/$symbol.ll"
     "$llvm_as" "$work/$symbol.ll" -o "$work/$symbol.bc"
     echo "extern const unsigned char $symbol[] = {"
