@@ -5,6 +5,7 @@
 #include "runtime/cache_size.h"
 #include "runtime/env_choice.h"
 #include "runtime/tensor_checks.h"
+#include "runtime/thread_limit.h"
 
 namespace halnorm::internal {
 namespace {
@@ -54,16 +55,17 @@ bool StoresBf16InSoftware(const Variant& variant) {
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen) {
   if (chosen.streaming_argv == nullptr) return false;
   const bool automatic = PolicyFromEnvironment() == EnvChoice::kAuto;
-  const bool streaming = StreamsWithTwin(request) && !(automatic && StoresBf16InSoftware(chosen));
+  const bool conversion_bound = StoresBf16InSoftware(chosen) && ThreadsPerLoop() < 2;
+  const bool streaming = StreamsWithTwin(request) && !(automatic && conversion_bound);
   if (VerboseDispatch()) {
     const int64_t footprint = Footprint(request);
     std::fprintf(stderr,
                  "halnorm dispatch: %s stores (%lld KiB of tensors; streaming from %lld KiB%s)\n",
                  streaming ? "streaming" : "cached", static_cast<long long>(footprint >> 10),
                  static_cast<long long>(StreamingMinFootprint(request) >> 10),
-                 !automatic                     ? ", HALNORM_STREAMING_STORES set"
-                 : StoresBf16InSoftware(chosen) ? ", but not bf16 converted in software"
-                                                : "");
+                 !automatic         ? ", HALNORM_STREAMING_STORES set"
+                 : conversion_bound ? ", but not bf16 converted in software on one thread"
+                                    : "");
   }
   return streaming;
 }

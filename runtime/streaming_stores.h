@@ -91,10 +91,19 @@ int64_t StreamingMinFootprint();
 // Zen 4's.) Other shapes and dtypes gained nothing below the general line.
 int64_t StreamingMinFootprint(const KernelRequest& request);
 
-// bf16 kernels that round to bf16 in integer vector ops (x86_avx2) are
-// bound by that arithmetic, not by the write-allocate reads streaming saves,
-// and ran slower streaming. Zen 2 VM (16 MiB L3), report_runner, logical
-// GB/s forward / backward, 3 alternating runs each, streaming -> plain:
+// bf16 kernels that round to bf16 in integer vector ops (x86_avx2): on one
+// thread they are bound by that arithmetic, not by the write-allocate reads
+// streaming saves, and run slower streaming; so under auto they stream only
+// when the call runs on two threads or more, which share the DRAM bandwidth.
+// Zen 3 VM (32 MiB L3), vector_bf16.ll's store, report_runner, LayerNorm and
+// RMSNorm fwd+bwd at 4096x4096, 16384x2048, 16384x4096, medians of 5
+// alternating runs, streaming / plain: 1 thread geomean 0.972 (12 points),
+// 0.975 with --cold --warm_dy (8); 2 threads 1.019 (8 of 12 above 1, range
+// 0.94-1.12), 1.100 with --cold --warm_dy (6 of 8, 0.84-1.65).
+// Until that store (2026-12-07) they never streamed, from these timings of
+// the older rounding (Zen 2 VM, 16 MiB L3, report_runner, logical GB/s
+// forward / backward, 3 alternating runs each, streaming -> plain; not
+// re-timed there since):
 //   LayerNorm 4096x4096   1 thread  6.2-6.5 / 5.7-5.8 -> 6.6-7.8 / 6.1-6.4
 //                         2 threads 12.0-13.3 / 10.4-10.7 -> 13.3-14.9 / 11.0-11.2
 //   LayerNorm 16384x2048  1 thread  6.3-6.9 / 5.6-6.5 -> 6.8-7.3 / 6.2-6.3
@@ -106,7 +115,7 @@ int64_t StreamingMinFootprint(const KernelRequest& request);
 bool StoresBf16InSoftware(const Variant& variant);
 
 // HALNORM_STREAMING_STORES=auto (the default: from StreamingMinFootprint(request),
-// never for StoresBf16InSoftware(chosen)), always or never (read once).
+// for StoresBf16InSoftware(chosen) only on 2+ threads), always or never (read once).
 // False when `chosen` has no streaming twin.
 // HALNORM_VERBOSE=dispatch prints the decision.
 bool UseStreamingStores(const KernelRequest& request, const Variant& chosen);

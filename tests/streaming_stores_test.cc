@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "runtime/thread_limit.h"
 #include "runtime/variant_registry.h"
 
 namespace halnorm::internal {
@@ -16,6 +17,13 @@ std::string Policy() {
   const char* v = std::getenv("HALNORM_STREAMING_STORES");
   return v ? v : "auto";
 }
+
+// Kernels' parallel loops run on `n` threads while it lives.
+class ThreadsForScope {
+ public:
+  explicit ThreadsForScope(int n) { SetThreadLimit(n); }
+  ~ThreadsForScope() { SetThreadLimit(0); }
+};
 
 // Row norms on AVX targets, but not the native-params forwards: dispatch
 // runs those on calls of a few rows only.
@@ -39,6 +47,7 @@ KernelRequest ForwardOf(const Variant& v, int64_t bytes) {
 }
 
 TEST(StreamingStoresTest, PolicyPicksTheTwin) {
+  const ThreadsForScope one_thread(1);
   const std::string policy = Policy();
   for (const Variant& v : AllVariants()) {
     if (v.direction != Direction::kForward) continue;
@@ -68,8 +77,9 @@ TEST(StreamingStoresTest, FootprintCountsEveryActivationTensor) {
 }
 
 // bf16 rounded in integer vector ops (x86_avx2) keeps plain stores under
-// auto at any size; the AVX-512 targets' bf16 and other dtypes stream.
-TEST(StreamingStoresTest, Bf16ConvertedInSoftwareKeepsPlainStores) {
+// auto on one thread at any size, and streams on two; the AVX-512 targets'
+// bf16 and other dtypes stream on any thread count.
+TEST(StreamingStoresTest, Bf16ConvertedInSoftwareStreamsOnlyOnSeveralThreads) {
   if (Policy() != "auto") GTEST_SKIP() << "checks the auto rule";
   int software = 0;
   for (const Variant& v : AllVariants()) {
@@ -78,7 +88,12 @@ TEST(StreamingStoresTest, Bf16ConvertedInSoftwareKeepsPlainStores) {
     EXPECT_EQ(StoresBf16InSoftware(v), v.dtype == HALNORM_BF16 && target == "x86_avx2") << v.name;
     KernelRequest r{v.op, v.direction, v.dtype, v.fused_residual, 4096, 16384};
     EXPECT_TRUE(StreamsWithTwin(r)) << v.name;  // 128 MiB or more of tensors
-    EXPECT_EQ(UseStreamingStores(r, v), !StoresBf16InSoftware(v)) << v.name;
+    {
+      const ThreadsForScope one_thread(1);
+      EXPECT_EQ(UseStreamingStores(r, v), !StoresBf16InSoftware(v)) << v.name;
+    }
+    const ThreadsForScope two_threads(2);
+    EXPECT_TRUE(UseStreamingStores(r, v)) << v.name;
     software += StoresBf16InSoftware(v);
   }
 #if defined(__x86_64__)
