@@ -1,8 +1,8 @@
 // The built-in dispatch table: the tuned tables of schedules/tuned/, compiled
 // in through the generated tuning.inc. A tuned file's default table serves
-// every CPU; its cpu_tables serve one vendor's CPUs ("amd") or one core
-// generation's ("amd_family23"), replacing the less specific tables' entries
-// bucket by bucket.
+// every CPU; its cpu_tables serve one vendor's CPUs ("amd"), one core
+// generation's ("amd_family23") or one model's ("amd_family25_model1"),
+// replacing the less specific tables' entries bucket by bucket.
 #ifndef HALNORM_RUNTIME_BUILTIN_TUNING_H_
 #define HALNORM_RUNTIME_BUILTIN_TUNING_H_
 

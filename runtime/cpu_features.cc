@@ -93,9 +93,12 @@ Isa MaxDispatchIsa() {
 
 std::vector<std::string> CpuTableChain(const std::string& key) {
   if (key.empty() || key == "none") return {};
-  const size_t vendor_end = key.find('_');
-  if (vendor_end == std::string::npos) return {key};
-  return {key, key.substr(0, vendor_end)};
+  std::vector<std::string> chain = {key};
+  for (size_t end = key.rfind('_'); end != std::string::npos && end > 0;
+       end = key.rfind('_', end - 1)) {
+    chain.push_back(key.substr(0, end));
+  }
+  return chain;
 }
 
 const std::vector<std::string>& HostCpuTables() {
@@ -105,7 +108,7 @@ const std::vector<std::string>& HostCpuTables() {
     if (CpuIsIntel()) {
       key = absl::StrCat("intel_model", CpuDisplayModel());
     } else if (CpuVendorIs("AuthenticAMD")) {
-      key = absl::StrCat("amd_family", CpuFamily());
+      key = absl::StrCat("amd_family", CpuFamily(), "_model", CpuDisplayModel());
     }
 #endif
     return new std::vector<std::string>(CpuTableChain(key));

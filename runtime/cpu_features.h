@@ -36,15 +36,18 @@ Isa MaxDispatchIsa();
 
 // The tuned tables that may hold picks for this CPU (cpu_tables in
 // schedules/tuned/*.bzl; the same kernels rank differently across vendors and
-// core generations), most specific first: "amd_family23", "amd" on Zen 2
-// (AMD's CPUID display family: Zen 3 and 4 are 25, Zen 5 26);
-// "intel_model143", "intel" on Sapphire Rapids (Intel's display model: its
-// cores are all family 6); none on other CPUs.
+// core generations), most specific first: "amd_family25_model1",
+// "amd_family25", "amd" on Zen 3 Milan (AMD's CPUID display family and
+// model: family 25 holds Zen 3 and Zen 4, which rank configs differently, so
+// the model tells them apart; Zen 2 is 23, Zen 5 26); "intel_model143",
+// "intel" on Sapphire Rapids (Intel's display model: its cores are all
+// family 6); none on other CPUs.
 const std::vector<std::string>& HostCpuTables();
 
-// The tables `key` stands for, most specific first: "amd_family23" ->
-// {"amd_family23", "amd"}, "amd" -> {"amd"}; "" or "none" -> {} (the default
-// tables only).
+// The tables `key` stands for, most specific first: the key, then each
+// prefix of it ending before a '_': "amd_family25_model1" ->
+// {"amd_family25_model1", "amd_family25", "amd"}, "amd" -> {"amd"}; "" or
+// "none" -> {} (the default tables only).
 std::vector<std::string> CpuTableChain(const std::string& key);
 
 }  // namespace halnorm::internal

@@ -18,7 +18,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-TEST(CpuTablesTest, AKeyStandsForItselfThenItsVendor) {
+TEST(CpuTablesTest, AKeyStandsForItselfThenEachLessSpecificKey) {
+  EXPECT_THAT(CpuTableChain("amd_family25_model1"),
+              ElementsAre("amd_family25_model1", "amd_family25", "amd"));
   EXPECT_THAT(CpuTableChain("amd_family23"), ElementsAre("amd_family23", "amd"));
   EXPECT_THAT(CpuTableChain("intel_model143"), ElementsAre("intel_model143", "intel"));
   EXPECT_THAT(CpuTableChain("amd"), ElementsAre("amd"));
@@ -53,7 +55,9 @@ TEST(CpuTablesTest, CpuidFamilyAndModelAreTheKernels) {
 TEST(CpuTablesTest, TheHostReadsItsGenerationsTableThenItsVendors) {
   const std::string vendor = CpuinfoField("vendor_id");
   if (vendor == "AuthenticAMD") {
-    EXPECT_THAT(HostCpuTables(), ElementsAre("amd_family" + CpuinfoField("cpu family"), "amd"));
+    const std::string family = "amd_family" + CpuinfoField("cpu family");
+    EXPECT_THAT(HostCpuTables(),
+                ElementsAre(family + "_model" + CpuinfoField("model"), family, "amd"));
   } else if (vendor == "GenuineIntel") {
     EXPECT_THAT(HostCpuTables(), ElementsAre("intel_model" + CpuinfoField("model"), "intel"));
   } else {

@@ -117,7 +117,9 @@ TEST_F(TuningDispatchTest, TheSourceNamesTheCpuTablesInUse) {
     const std::string source = BuiltInTuningSource(e.target);
     const std::vector<std::string> words = absl::StrSplit(source, absl::ByAnyChar(" ,"));
     const bool named = std::find(words.begin(), words.end(), e.cpu) != words.end();
-    if (InUse(e)) EXPECT_TRUE(named) << source << " lacks " << e.cpu;
+    if (InUse(e)) {
+      EXPECT_TRUE(named) << source << " lacks " << e.cpu;
+    }
     if (!named) continue;
     const std::vector<std::string>& cpus = BuiltInTableCpus();
     EXPECT_NE(std::find(cpus.begin(), cpus.end(), e.cpu), cpus.end()) << source;

@@ -239,9 +239,9 @@ TUNED = struct(
         ("layer_norm2d", "bwd", "bf16", 2, 1, 1),
         ("layer_norm2d", "bwd", "bf16", 2, 2, 0),
     ],
-    # Per CPU vendor ("amd") or core generation ("amd_family23"): on its
-    # CPUs, the most specific table holding a bucket decides it
-    # (runtime/builtin_tuning.h).
+    # Per CPU vendor ("amd"), core generation ("amd_family23") or model
+    # ("amd_family25_model1"): on its CPUs, the most specific table holding
+    # a bucket decides it (runtime/builtin_tuning.h).
     cpu_tables = {
         "amd": [
             # tools/autotune --mode=runtime --runs=2 --threads=1,2 --cpu_table=amd on AMD EPYC (amd_family25), 2026-12-06 (grid with 65536x128 and 32768x256)

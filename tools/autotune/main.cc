@@ -11,7 +11,7 @@
 //     halnorm_load_tuning_file(), timing each shape at 1 thread and at one
 //     per core (--threads); with --update_tuned, also the bucket table
 //     of schedules/tuned/<target>.bzl (configs unchanged) for the next build:
-//     the host's core generation's table (cpu_tables "amd_family23",
+//     the host's own table (cpu_tables "amd_family25_model1",
 //     "intel_model143"; --cpu_table picks another), or the default one on a
 //     CPU that is neither Intel nor AMD.
 #include <algorithm>
@@ -70,9 +70,10 @@ ABSL_FLAG(bool, update_tuned, false,
           "table of --cpu_table (its configs unchanged; commit it, and the next build "
           "dispatches by it on those CPUs)");
 ABSL_FLAG(std::string, cpu_table, "",
-          "runtime: the table --update_tuned writes: amd_family<N> or intel_model<N> (one core "
-          "generation's), amd or intel (the vendor's: for its generations without a table of "
-          "their own), or default (every CPU's); default: this CPU's generation");
+          "runtime: the table --update_tuned writes: amd_family<N>_model<M> or intel_model<N> "
+          "(one CPU model's), amd_family<N> (an AMD family's: for its models without a table "
+          "of their own), amd or intel (the vendor's), or default (every CPU's); default: this "
+          "CPU model's");
 ABSL_FLAG(std::string, out, "",
           "schedules: the tuned/ directory (default: the workspace's schedules/tuned); "
           "runtime: the tuning file to write (required)");

@@ -42,10 +42,12 @@ absl::StatusOr<std::string> CpuTableToWrite(const std::string& flag, bool update
   }
   if (flag.empty()) return host_tables.empty() ? "" : host_tables.front();
   if (flag == "default") return "";
-  static const std::regex kKey(R"(amd(_family\d+)?|intel(_model\d+)?)");
+  static const std::regex kKey(R"(amd(_family\d+(_model\d+)?)?|intel(_model\d+)?)");
   if (!std::regex_match(flag, kKey)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cpu_table: '", flag, "' is not amd_family<N>, intel_model<N>, amd, intel or default"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--cpu_table: '", flag,
+                     "' is not amd_family<N>_model<M>, amd_family<N>, intel_model<N>, amd, intel "
+                     "or default"));
   }
   return flag;
 }

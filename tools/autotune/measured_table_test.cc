@@ -119,17 +119,19 @@ TEST_F(MeasuredTableTest, RefusesATableWithFewerConfigsUntouched) {
   EXPECT_TRUE(table_ == before);
 }
 
-TEST(CpuTableToWriteTest, TheHostsGenerationUnlessTheFlagNamesAnother) {
-  const std::vector<std::string> zen2 = {"amd_family23", "amd"};
-  EXPECT_EQ(CpuTableToWrite("", true, zen2).value(), "amd_family23");
+TEST(CpuTableToWriteTest, TheHostsModelUnlessTheFlagNamesAnother) {
+  const std::vector<std::string> zen3 = {"amd_family25_model1", "amd_family25", "amd"};
+  EXPECT_EQ(CpuTableToWrite("", true, zen3).value(), "amd_family25_model1");
   EXPECT_EQ(CpuTableToWrite("", true, {}).value(), "");  // neither Intel nor AMD
-  EXPECT_EQ(CpuTableToWrite("amd", true, zen2).value(), "amd");
-  EXPECT_EQ(CpuTableToWrite("intel_model143", true, zen2).value(), "intel_model143");
-  EXPECT_EQ(CpuTableToWrite("default", true, zen2).value(), "");
+  EXPECT_EQ(CpuTableToWrite("amd", true, zen3).value(), "amd");
+  EXPECT_EQ(CpuTableToWrite("amd_family23", true, zen3).value(), "amd_family23");
+  EXPECT_EQ(CpuTableToWrite("intel_model143", true, zen3).value(), "intel_model143");
+  EXPECT_EQ(CpuTableToWrite("default", true, zen3).value(), "");
 }
 
 TEST(CpuTableToWriteTest, RefusesAMalformedKeyOrOneWithoutUpdateTuned) {
-  for (const std::string bad : {"zen2", "amd_model49", "amd_family", "intel_family6", "AMD"}) {
+  for (const std::string bad : {"zen2", "amd_model49", "amd_family", "intel_family6", "AMD",
+                                "amd_family25_model", "intel_model1_model2"}) {
     absl::StatusOr<std::string> key = CpuTableToWrite(bad, true, {"amd_family23", "amd"});
     EXPECT_EQ(key.status().code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(key.status().message(), HasSubstr("--cpu_table: '" + bad + "' is not")) << bad;

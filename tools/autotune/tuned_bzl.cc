@@ -80,11 +80,12 @@ std::string WriteTunedBzl(const TunedTable& t) {
   AppendEntries(out, "        ", t.entries);
   absl::StrAppend(&out, "    ],\n");
   if (!t.cpu_tables.empty()) {
-    absl::StrAppend(&out,
-                    "    # Per CPU vendor (\"amd\") or core generation (\"amd_family23\"): on its\n"
-                    "    # CPUs, the most specific table holding a bucket decides it\n"
-                    "    # (runtime/builtin_tuning.h).\n"
-                    "    cpu_tables = {\n");
+    absl::StrAppend(
+        &out,
+        "    # Per CPU vendor (\"amd\"), core generation (\"amd_family23\") or model\n"
+        "    # (\"amd_family25_model1\"): on its CPUs, the most specific table holding\n"
+        "    # a bucket decides it (runtime/builtin_tuning.h).\n"
+        "    cpu_tables = {\n");
     for (const auto& [cpu, table] : t.cpu_tables) {
       absl::StrAppend(&out, "        \"", cpu, "\": [\n            # ", table.provenance, "\n");
       AppendEntries(out, "            ", table.entries);

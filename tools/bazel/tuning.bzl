@@ -5,7 +5,8 @@ built-in dispatch table. A table that names an unknown op, direction, dtype
 or target, a bucket out of range or a config its file does not define fails
 the build here, with the file and the entry. A file's `table` serves every
 CPU; its optional `cpu_tables` ({cpu key: entries}) serve one vendor's CPUs
-("amd") or one core generation's ("amd_family23", "intel_model143"), the most
+("amd"), one core generation's ("amd_family23") or one model's
+("amd_family25_model1", "intel_model143"), the most
 specific table holding a bucket deciding it (runtime/builtin_tuning.h).
 """
 
@@ -19,18 +20,22 @@ _HIDDEN_BUCKETS = 4
 _ROW_BUCKETS = 4
 
 # The keys of runtime/cpu_features.h HostCpuTables(): a vendor, or a vendor
-# and the CPUID number that tells its core generations apart.
-_CPU_GENERATION = {"amd": "_family", "intel": "_model"}
+# and the CPUID numbers that tell its core generations apart (AMD: the
+# family, optionally then the model, since family 25 holds Zen 3 and Zen 4).
+_CPU_GENERATION = {"amd": ["_family", "_model"], "intel": ["_model"]}
 
 def _check_cpu_key(cpu, where):
     vendor = cpu.partition("_")[0]
-    generation = cpu[len(vendor):]
-    prefix = _CPU_GENERATION.get(vendor)
-    ok = prefix != None and (generation == "" or (
-        generation.startswith(prefix) and generation[len(prefix):].isdigit()
-    ))
-    if not ok:
-        fail("%s: cpu_tables key %r is not amd, amd_family<N>, intel or intel_model<N>" % (where, cpu))
+    rest = cpu[len(vendor):]
+    ok = vendor in _CPU_GENERATION
+    for prefix in _CPU_GENERATION.get(vendor, []):
+        if not ok or rest == "":
+            break
+        number = rest[len(prefix):].partition("_")[0]
+        ok = rest.startswith(prefix) and number.isdigit()
+        rest = rest[len(prefix) + len(number):]
+    if not ok or rest != "":
+        fail("%s: cpu_tables key %r is not amd, amd_family<N>, amd_family<N>_model<M>, intel or intel_model<N>" % (where, cpu))
 
 def _source(target):
     return "schedules/tuned/%s.bzl" % target
