@@ -19,9 +19,9 @@ namespace halnorm::autotune {
 
 // The cpu_tables key --update_tuned writes: `flag` (--cpu_table:
 // "amd_family25_model1", "amd_family23", "intel_model143", "amd", "intel",
-// or "default" for the
-// default table, returned as ""), or when empty the most specific of
-// `host_tables` (cpu_features.h HostCpuTables()), "" on a CPU without one.
+// or "default" for the default table, returned as ""), or when empty the most
+// specific of `host_tables` (cpu_features.h HostCpuTables()), "" on a CPU
+// without one.
 // A malformed key, or one without --update_tuned, is an error naming the flag.
 absl::StatusOr<std::string> CpuTableToWrite(const std::string& flag, bool update_tuned,
                                             const std::vector<std::string>& host_tables);
