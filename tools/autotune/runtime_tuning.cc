@@ -30,6 +30,10 @@ namespace {
 
 using internal::Variant;
 
+// Tuned dispatch's goal on every grid shape: at least 0.90 of the speed of
+// the best compiled variant.
+constexpr double kWorstShapeLine = 0.90;
+
 // The compiled variants dispatch chooses among for `g`: those of the target
 // it runs for g's kind when that target shares `target`'s table (bf16 on
 // x86_avx512_bf16 for x86_avx512), else `target`'s own. Fused-residual
@@ -166,6 +170,7 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   // noisy machine's one-off slow spells leave alone.
   double log_median = 0, worst_median = 1;
   std::string worst_median_point;
+  std::vector<std::vector<double>> point_ratios(grid.size());  // [grid point][run]
   double log_table = 0;
   for (const auto& [key, points] : buckets) {
     const std::vector<const Variant*>& candidates = times[0][points[0]].candidates;
@@ -193,6 +198,7 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
           worst[run] = dispatch, worst_point[run] = grid[points[i]].Describe();
         }
       }
+      point_ratios[points[i]] = ratios;
       const double median = MiddleValue(std::move(ratios));
       log_median += std::log(median);
       if (median < worst_median) {
@@ -220,6 +226,13 @@ absl::StatusOr<internal::TuningFile> RunRuntimeTuning(const Scope& scope, const 
   if (runs > 1) {
     std::printf("  each shape's median over the runs: geomean %.3f, worst %.3f (%s)\n",
                 std::exp(log_median / n), worst_median, worst_median_point.c_str());
+    const EveryRunMisses misses = BelowInEveryRun(point_ratios, kWorstShapeLine);
+    std::printf("  shapes below %.2f in every run: %d", kWorstShapeLine, misses.count);
+    if (misses.count > 0) {
+      std::printf(" (lowest best run %.3f: %s)", misses.worst,
+                  grid[misses.worst_point].Describe().c_str());
+    }
+    std::printf("\n");
   }
   std::printf(
       "the new tuning file's picks vs the per-shape best%s: geomean %.3f\n"

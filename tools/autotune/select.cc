@@ -116,4 +116,18 @@ int BestOver(const Timings& seconds, const std::vector<int>& chosen,
   return best;
 }
 
+EveryRunMisses BelowInEveryRun(const std::vector<std::vector<double>>& ratios, double line) {
+  EveryRunMisses misses;
+  for (size_t p = 0; p < ratios.size(); p++) {
+    if (ratios[p].empty()) continue;
+    const double best_run = *std::max_element(ratios[p].begin(), ratios[p].end());
+    if (best_run >= line) continue;
+    misses.count++;
+    if (misses.worst_point < 0 || best_run < misses.worst) {
+      misses.worst = best_run, misses.worst_point = static_cast<int>(p);
+    }
+  }
+  return misses;
+}
+
 }  // namespace halnorm::autotune

@@ -47,6 +47,19 @@ double BestTime(const Timings& seconds, int point);
 // worst run: 0.978-0.989).
 Timings GeomeanOverRuns(const std::vector<Timings>& runs);
 
+// The points dispatch served below `line` in every run: ratios[p][r] is
+// point p's best time over dispatch's in run r. On a noisy VM a point's
+// worst or median run can be a slow spell (the config dispatch runs timed
+// 1.5x the best in one run and fastest in the next); a point below the line
+// in every run is a pick to fix. `worst` is the lowest of those points' best
+// runs, and `worst_point` its index (-1 when count is 0).
+struct EveryRunMisses {
+  int count = 0;
+  double worst = 1;
+  int worst_point = -1;
+};
+EveryRunMisses BelowInEveryRun(const std::vector<std::vector<double>>& ratios, double line);
+
 }  // namespace halnorm::autotune
 
 #endif  // HALNORM_TOOLS_AUTOTUNE_SELECT_H_

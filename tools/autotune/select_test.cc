@@ -103,5 +103,22 @@ TEST(GeomeanOverRunsTest, RelativeToEachRunsBest) {
   EXPECT_NEAR(merged[1][1], std::sqrt(1.25), 1e-12);
 }
 
+TEST(BelowInEveryRunTest, CountsOnlyPointsBelowTheLineInAllRuns) {
+  // Point 0 is low in one run only (a slow spell), point 1 in both, point 2
+  // never; point 3 in both, with a better best run than point 1's.
+  const std::vector<std::vector<double>> ratios = {
+      {0.70, 0.98}, {0.80, 0.85}, {0.95, 1.00}, {0.89, 0.60}};
+  const EveryRunMisses misses = BelowInEveryRun(ratios, 0.90);
+  EXPECT_EQ(misses.count, 2);
+  EXPECT_DOUBLE_EQ(misses.worst, 0.85);
+  EXPECT_EQ(misses.worst_point, 1);
+}
+
+TEST(BelowInEveryRunTest, NoneBelowLeavesNoWorstPoint) {
+  const EveryRunMisses misses = BelowInEveryRun({{0.95, 0.91}, {}}, 0.90);
+  EXPECT_EQ(misses.count, 0);
+  EXPECT_EQ(misses.worst_point, -1);
+}
+
 }  // namespace
 }  // namespace halnorm::autotune
