@@ -210,7 +210,7 @@ class ChannelNormBackward : public Generator<ChannelNormBackward> {
 
     // ---- Schedule ---------------------------------------------------------
     f.dx = dx;
-    f.dx_cases = {*has_weight_};
+    f.dx_flags = {*has_weight_};
     if (auto_schedule) return;
     if (gpu) {
       ScheduleChannelNormBackwardGpu(f, {lanes, tile_pixels});

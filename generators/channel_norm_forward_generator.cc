@@ -121,7 +121,7 @@ class ChannelNormForward : public Generator<ChannelNormForward> {
     // ---- Schedule ---------------------------------------------------------
     f.y = y;
     f.per_pixel_outputs = {*mean_out_, *rstd_out_};
-    f.affine_cases = {*has_weight_ && *has_bias_, *has_weight_, *has_bias_};
+    f.affine_flags = {*has_weight_, *has_bias_};
     if (auto_schedule) return;
     if (gpu) {
       ScheduleChannelNormForwardGpu(f, {vector_width, pixels_per_task});

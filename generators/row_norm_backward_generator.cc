@@ -273,7 +273,7 @@ class RowNormBackward : public Generator<RowNormBackward> {
     // ---- Schedule ---------------------------------------------------------
     f.dx = dx;
     f.rows_per_chunk = *rows_per_chunk_;
-    f.dx_cases = {*has_weight_ && *has_dresidual_, *has_weight_, *has_dresidual_};
+    f.dx_flags = {*has_weight_, *has_dresidual_};
     if (gpu) {
       RequireAlignedRows({dy, x, *dresidual_, dx}, vector_width);
       ScheduleRowNormBackwardGpu(f, gpu_knobs);

@@ -224,8 +224,8 @@ class RowNormForward : public Generator<RowNormForward> {
     f.per_row_outputs = {*rstd_out_};
     if (layer) f.per_row_outputs.push_back(*mean_out_);
     if (residual) f.residual_out = *residual_out_;
-    f.affine_cases = {*has_weight_};
-    if (layer) f.affine_cases = {*has_weight_ && *has_bias_, *has_weight_, *has_bias_};
+    f.affine_flags = {*has_weight_};
+    if (layer) f.affine_flags.push_back(*has_bias_);
     f.h = h;
     if (gpu) {
       std::vector<OutputImageParam> aligned = {x, y};

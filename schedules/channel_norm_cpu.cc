@@ -18,6 +18,7 @@
 // 8x384x14x14 9.8 -> 11.2, 8x96x56x56 10.1 -> 11.3); forward f32 and the
 // backwards -4% to +6%, plus two noisy +24% and +31% (runs 1.4x apart).
 #include "schedules/channel_norm_schedule.h"
+#include "schedules/flag_cases.h"
 
 namespace halnorm {
 
@@ -54,8 +55,7 @@ void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNo
   auto vectorize_pixels = [&](Halide::Stage s) {
     s.vectorize(pixel, vw, TailStrategy::GuardWithIf);
   };
-  for (const Halide::Expr& c : f.affine_cases) vectorize_pixels(f.y.specialize(c));
-  vectorize_pixels(f.y);
+  ForEachFlagCase(f.y, f.affine_flags, vectorize_pixels);
 
   for (Func stat : {f.mean, f.rstd, f.offset}) {
     stat.compute_at(f.y, tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
@@ -73,10 +73,9 @@ void ScheduleChannelNormBackwardCpu(ChannelNormBackwardFuncs f, const CpuChannel
   const int vw = knobs.vector_width;
   Var pixel("pixel");
   TilePixels(f.dx, f.p, f.c, f.s, f.tile, pixel, knobs.pixels_per_task);
-  for (const Halide::Expr& c : f.dx_cases) {
-    f.dx.specialize(c).vectorize(pixel, vw, TailStrategy::GuardWithIf);
-  }
-  f.dx.vectorize(pixel, vw, TailStrategy::GuardWithIf);
+  ForEachFlagCase(f.dx, f.dx_flags, [&](Halide::Stage s) {
+    s.vectorize(pixel, vw, TailStrategy::GuardWithIf);
+  });
   for (Func total : {f.sum_g, f.sum_g_xhat}) {
     total.compute_at(f.dx, f.tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
     total.update().reorder(f.p, f.k).vectorize(f.p, vw, TailStrategy::GuardWithIf);

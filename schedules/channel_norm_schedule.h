@@ -18,7 +18,7 @@ struct ChannelNormForwardFuncs {
   Halide::Var p, c, s;                          // pixel, channel, sample
   Halide::RVar k;                               // the reductions' walk over channels
   Halide::Expr channels;
-  std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
+  std::vector<Halide::Expr> affine_flags;  // bool params y is specialized on (ForEachFlagCase)
 };
 
 // The stages of generators/channel_norm_backward_generator.cc.
@@ -40,7 +40,7 @@ struct ChannelNormBackwardFuncs {
   Halide::Var t;            // a thread of the totals
   Halide::RVar total_walk;  // its walk over the tile sums
   Halide::Expr channels;
-  std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
+  std::vector<Halide::Expr> dx_flags;  // bool params dx is specialized on (ForEachFlagCase)
 };
 
 // GPU backward: the threads that add up each channel's tile sums, part of

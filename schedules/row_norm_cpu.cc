@@ -46,6 +46,7 @@
 // LayerNorm forward bf16 N=1024 12.0 -> 15.1 GB/s, N=4096 11.9 -> 12.9.
 #include <algorithm>
 
+#include "schedules/flag_cases.h"
 #include "schedules/row_norm_schedule.h"
 
 namespace halnorm {
@@ -62,10 +63,11 @@ namespace {
 constexpr int kPrefetchMinHidden = 512;
 
 // Vectorizes a row map along n, with an overlapping last vector when the
-// row is wide enough, under each runtime case (weight present, ...). Rows
-// of kPrefetchMinHidden or more, a whole number of vectors long, also
-// prefetch `prefetched` rows_ahead rows ahead when prefetch_when holds.
-void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Halide::Expr>& cases,
+// row is wide enough, in each case of the runtime flags (weight present,
+// ...: ForEachFlagCase). Rows of kPrefetchMinHidden or more, a whole number
+// of vectors long, also prefetch `prefetched` rows_ahead rows ahead when
+// prefetch_when holds.
+void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Halide::Expr>& flags,
                      int vw, const std::vector<Halide::ImageParam>& prefetched = {},
                      int rows_ahead = 1,
                      Halide::Expr prefetch_when = Halide::Internal::const_true()) {
@@ -92,8 +94,7 @@ void VectorizeRowMap(Func out, Var n, Halide::Expr hidden, const std::vector<Hal
         .split(n, n_outer, n_inner, vw, TailStrategy::ShiftInwards)
         .vectorize(n_inner);
   };
-  for (const Halide::Expr& c : cases) vectorize(out.specialize(c));
-  vectorize(out);
+  ForEachFlagCase(out, flags, vectorize);
 }
 
 // A sum's halving stages (RowReduction::Halvings). Only the 4-lane stage is
@@ -173,7 +174,7 @@ void ScheduleRowNormForwardCpu(RowNormForwardFuncs f, const CpuRowNormKnobs& kno
   if (f.residual_out.defined()) f.residual_out.vectorize(f.n, vw, TailStrategy::GuardWithIf);
 
   // y: one specialization per affine case (weight/bias present).
-  VectorizeRowMap(f.y, f.n, f.hidden, f.affine_cases, vw);
+  VectorizeRowMap(f.y, f.n, f.hidden, f.affine_flags, vw);
   // Sized by the group (one line of it), not by what is left of the task:
   // with task_rows a runtime input, Halide 14 sizes them symbolically, so
   // they went to the heap (as in the backward below).
@@ -277,7 +278,7 @@ void ScheduleRowNormBackwardCpu(RowNormBackwardFuncs f, const CpuRowNormKnobs& k
       .parallel(f.c)
       .parallel(f.b);
   // Grouped, the rows read next are the next group's.
-  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_cases, vw, f.prefetched_rows, knobs.stats_rows,
+  VectorizeRowMap(f.dx, f.n, f.hidden, f.dx_flags, vw, f.prefetched_rows, knobs.stats_rows,
                   f.prefetch_when);
   // A group's row sums, sized by the group rather than by what is left of
   // the chunk (rows_per_chunk is a runtime input), go on the stack; sized by

@@ -30,7 +30,7 @@ struct RowNormForwardFuncs {
   Halide::RVar chunk;                      // the reductions' walk along the row, `lanes` at a time
   Halide::RVar tail;                       // the row totals' walk over the rest
   Halide::Expr hidden;                     // extent of n
-  std::vector<Halide::Expr> affine_cases;  // runtime conditions to specialize y on
+  std::vector<Halide::Expr> affine_flags;  // bool params y is specialized on (ForEachFlagCase)
   Halide::Expr task_rows;  // CPU: rows a parallel task normalizes (runtime; 1 to rows_per_task)
 };
 
@@ -61,7 +61,7 @@ struct RowNormBackwardFuncs {
   Halide::RVar in_group, over_groups;       // GPU: the chunks of a group; the groups
   Halide::Var group;                        // GPU: a group of chunks
   Halide::Expr hidden, rows_per_chunk;
-  std::vector<Halide::Expr> dx_cases;  // runtime conditions to specialize dx on
+  std::vector<Halide::Expr> dx_flags;  // bool params dx is specialized on (ForEachFlagCase)
   // CPU: inputs dx prefetches a group of rows ahead (dy and x), when
   // prefetch_when holds at run time (ScheduleRowNormBackwardCpu).
   std::vector<Halide::ImageParam> prefetched_rows;
