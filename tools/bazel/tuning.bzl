@@ -6,8 +6,8 @@ or target, a bucket out of range or a config its file does not define fails
 the build here, with the file and the entry. A file's `table` serves every
 CPU; its optional `cpu_tables` ({cpu key: entries}) serve one vendor's CPUs
 ("amd"), one core generation's ("amd_family23") or one model's
-("amd_family25_model1", "intel_model143"), the most
-specific table holding a bucket deciding it (runtime/builtin_tuning.h).
+("amd_family25_model1", "intel_model143"), the most specific table holding a
+bucket deciding it (runtime/builtin_tuning.h).
 """
 
 load("//schedules/tuned:index.bzl", "TUNED_TARGETS")
