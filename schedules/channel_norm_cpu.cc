@@ -17,6 +17,8 @@
 // 1 thread, medians of 2 interleaved runs, GB/s: forward bf16 +6-14% (e.g.
 // 8x384x14x14 9.8 -> 11.2, 8x96x56x56 10.1 -> 11.3); forward f32 and the
 // backwards -4% to +6%, plus two noisy +24% and +31% (runs 1.4x apart).
+#include <stdexcept>
+
 #include "schedules/channel_norm_schedule.h"
 #include "schedules/flag_cases.h"
 
@@ -28,12 +30,32 @@ using Halide::Var;
 
 namespace {
 
-// Tiles of pixels of one sample are the parallel tasks. GuardWithIf: small
-// images (7x7) must not be rounded up. Tiles and samples are not fused:
-// bounds inference would lose the per-tile extent of the statistics.
-void TilePixels(Func out, Var p, Var c, Var s, Var tile, Var pixel, int pixels_per_task) {
-  out.split(p, tile, pixel, pixels_per_task, TailStrategy::GuardWithIf)
-      .reorder(pixel, c, tile, s)
+// Tiles of pixels of one sample are the parallel tasks, each whole vectors
+// of pixels (`lane` is the vectorized var). Vectors are split off first, so
+// the last tile's guard is on the vector index and its loop stops at the
+// image's last vector; split into tiles first, the guard was per pixel and
+// the loop ran pixels_per_task / vector_width steps whatever the image
+// held, the empty ones as masked loads and stores (a 7x7 image: 16 vector
+// steps per channel for 4). JIT A/B, tiles first -> vectors first (Zen 4
+// AVX-512 VM, vector_width 16, 1 thread, medians of 7 side-by-side rounds):
+//   pixels_per_task 256: 8x768x7x7 forward f32 1.94x, bf16 2.68x, backward
+//     1.68x / 2.14x; 1x256x9x9 1.40x / 2.03x, 1.37x / 1.78x; 8x384x14x14
+//     1.04-1.15x; 8x96x56x56 and 1x256x64x64 0.99-1.04x.
+//   pixels_per_task 64: 1.01-1.11x, but 0.94-0.97x in three of 20 (noise
+//     of the same order).
+// GuardWithIf at both splits: nothing is rounded up past the image. Tiles
+// and samples are not fused: bounds inference would lose the per-tile
+// extent of the statistics.
+void TilePixels(Halide::Stage out, Var p, Var c, Var s, Var tile, Var lane,
+                const CpuChannelNormKnobs& knobs) {
+  if (knobs.pixels_per_task % knobs.vector_width != 0) {
+    throw std::invalid_argument("pixels_per_task must be a multiple of vector_width");
+  }
+  Var vector("vector");
+  out.split(p, vector, lane, knobs.vector_width, TailStrategy::GuardWithIf)
+      .split(vector, tile, vector, knobs.pixels_per_task / knobs.vector_width,
+             TailStrategy::GuardWithIf)
+      .reorder(lane, vector, c, tile, s)
       .parallel(tile)
       .parallel(s);
 }
@@ -42,20 +64,14 @@ void TilePixels(Func out, Var p, Var c, Var s, Var tile, Var pixel, int pixels_p
 
 void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNormKnobs& knobs) {
   const int vw = knobs.vector_width;
-  Var tile("tile"), pixel("pixel");
-  auto tile_pixels = [&](Func out) {
-    TilePixels(out, f.p, f.c, f.s, tile, pixel, knobs.pixels_per_task);
-  };
-  tile_pixels(f.y);
+  Var tile("tile"), lane("pixel_lane");
+  TilePixels(f.y, f.p, f.c, f.s, tile, lane, knobs);
   for (Func out : f.per_pixel_outputs) {
-    tile_pixels(out);
+    TilePixels(out, f.p, f.c, f.s, tile, lane, knobs);
     out.compute_with(f.y, tile);
-    out.vectorize(pixel, vw, TailStrategy::GuardWithIf);
+    out.vectorize(lane);
   }
-  auto vectorize_pixels = [&](Halide::Stage s) {
-    s.vectorize(pixel, vw, TailStrategy::GuardWithIf);
-  };
-  ForEachFlagCase(f.y, f.affine_flags, vectorize_pixels);
+  ForEachFlagCase(f.y, f.affine_flags, [&](Halide::Stage s) { s.vectorize(lane); });
 
   for (Func stat : {f.mean, f.rstd, f.offset}) {
     stat.compute_at(f.y, tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
@@ -71,11 +87,9 @@ void ScheduleChannelNormForwardCpu(ChannelNormForwardFuncs f, const CpuChannelNo
 // C x pixels block from L1/L2.
 void ScheduleChannelNormBackwardCpu(ChannelNormBackwardFuncs f, const CpuChannelNormKnobs& knobs) {
   const int vw = knobs.vector_width;
-  Var pixel("pixel");
-  TilePixels(f.dx, f.p, f.c, f.s, f.tile, pixel, knobs.pixels_per_task);
-  ForEachFlagCase(f.dx, f.dx_flags, [&](Halide::Stage s) {
-    s.vectorize(pixel, vw, TailStrategy::GuardWithIf);
-  });
+  Var lane("pixel_lane");
+  TilePixels(f.dx, f.p, f.c, f.s, f.tile, lane, knobs);
+  ForEachFlagCase(f.dx, f.dx_flags, [&](Halide::Stage s) { s.vectorize(lane); });
   for (Func total : {f.sum_g, f.sum_g_xhat}) {
     total.compute_at(f.dx, f.tile).vectorize(f.p, vw, TailStrategy::GuardWithIf);
     total.update().reorder(f.p, f.k).vectorize(f.p, vw, TailStrategy::GuardWithIf);

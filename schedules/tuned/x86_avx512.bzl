@@ -244,7 +244,7 @@ TUNED = struct(
     # a bucket decides it (runtime/builtin_tuning.h).
     cpu_tables = {
         "amd": [
-            # tools/autotune --mode=runtime --runs=2 --threads=1,2 --cpu_table=amd on AMD EPYC (amd_family25), 2026-12-06 (grid with 65536x128 and 32768x256)
+            # tools/autotune --mode=runtime --runs=2 --threads=1,2 --cpu_table=amd on AMD EPYC (amd_family25), 2026-12-06 (grid with 65536x128 and 32768x256); then tools/autotune --mode=runtime --ops=layer_norm2d --dtypes=f32,f16,bf16 --runs=3 --threads=1,2 on AMD EPYC (amd_family25_model17), 2026-12-08
             ("layer_norm", "fwd", "f32", 0, 0, 4),
             ("layer_norm", "fwd", "f32", 0, 1, 4),
             ("layer_norm", "fwd", "f32", 0, 2, 4),
@@ -437,12 +437,12 @@ TUNED = struct(
             ("rms_norm", "bwd", "bf16", 3, 1, 3),
             ("rms_norm", "bwd", "bf16", 3, 2, 1),
             ("rms_norm", "bwd", "bf16", 3, 3, 3),
-            ("layer_norm2d", "fwd", "f32", 0, 3, 3),
-            ("layer_norm2d", "fwd", "f32", 1, 2, 0),
-            ("layer_norm2d", "fwd", "f32", 2, 1, 4),
+            ("layer_norm2d", "fwd", "f32", 0, 3, 0),
+            ("layer_norm2d", "fwd", "f32", 1, 2, 2),
+            ("layer_norm2d", "fwd", "f32", 2, 1, 3),
             ("layer_norm2d", "fwd", "f32", 2, 2, 3),
             ("layer_norm2d", "fwd", "f16", 0, 3, 0),
-            ("layer_norm2d", "fwd", "f16", 1, 2, 1),
+            ("layer_norm2d", "fwd", "f16", 1, 2, 0),
             ("layer_norm2d", "fwd", "f16", 2, 1, 1),
             ("layer_norm2d", "fwd", "f16", 2, 2, 0),
             ("layer_norm2d", "fwd", "bf16", 0, 3, 3),
@@ -455,12 +455,18 @@ TUNED = struct(
             ("layer_norm2d", "bwd", "f32", 2, 2, 0),
             ("layer_norm2d", "bwd", "f16", 0, 3, 0),
             ("layer_norm2d", "bwd", "f16", 1, 2, 0),
-            ("layer_norm2d", "bwd", "f16", 2, 1, 1),
+            ("layer_norm2d", "bwd", "f16", 2, 1, 0),
             ("layer_norm2d", "bwd", "f16", 2, 2, 0),
             ("layer_norm2d", "bwd", "bf16", 0, 3, 0),
             ("layer_norm2d", "bwd", "bf16", 1, 2, 0),
-            ("layer_norm2d", "bwd", "bf16", 2, 1, 1),
+            ("layer_norm2d", "bwd", "bf16", 2, 1, 0),
             ("layer_norm2d", "bwd", "bf16", 2, 2, 0),
+            ("layer_norm2d", "fwd", "f32", 1, 3, 3),
+            ("layer_norm2d", "fwd", "f16", 1, 3, 0),
+            ("layer_norm2d", "fwd", "bf16", 1, 3, 3),
+            ("layer_norm2d", "bwd", "f32", 1, 3, 0),
+            ("layer_norm2d", "bwd", "f16", 1, 3, 0),
+            ("layer_norm2d", "bwd", "bf16", 1, 3, 0),
         ],
         "intel": [
             # tools/autotune --mode=runtime --runs=2 --threads=1,2, then --runs=0 --merge_timings of its CSV --update_tuned --cpu_table=intel, on Intel(R) Xeon(R) Processor (intel_model167), 2026-12-06 (grid with 65536x128 and 32768x256)

@@ -286,12 +286,18 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
     if (absl::Status s = WriteFile(csv, timings); !s.ok()) return s;
   }
   if (!measured.ok() || bzl.empty()) return measured.status();
-  const std::string provenance =
-      absl::StrCat("tools/autotune --mode=runtime --runs=", absl::GetFlag(FLAGS_runs),
-                   " --threads=", absl::StrJoin(scope.threads, ","),
-                   merge.empty() ? "" : absl::StrCat(" --merge_timings=", merge_flag), " on ",
-                   CpuModel(), ", ", Today());
-  if (absl::Status s = ApplyMeasuredPicks(*measured, provenance, *cpu, *table); !s.ok()) return s;
+  // A run of some ops or dtypes says which: the table's other picks are an earlier run's.
+  const bool some_buckets = scope.ops.size() < 3 || scope.dtypes.size() < 3;
+  const std::string provenance = absl::StrCat(
+      "tools/autotune --mode=runtime",
+      some_buckets ? absl::StrCat(" --ops=", absl::GetFlag(FLAGS_ops),
+                                  " --dtypes=", absl::GetFlag(FLAGS_dtypes))
+                   : "",
+      " --runs=", absl::GetFlag(FLAGS_runs), " --threads=", absl::StrJoin(scope.threads, ","),
+      merge.empty() ? "" : absl::StrCat(" --merge_timings=", merge_flag), " on ", CpuModel(), ", ",
+      Today());
+  absl::Status applied = ApplyMeasuredPicks(*measured, provenance, some_buckets, *cpu, *table);
+  if (!applied.ok()) return applied;
   if (absl::Status s = WriteFile(bzl, WriteTunedBzl(*table)); !s.ok()) return s;
   std::printf("wrote the measured picks into %s (%s table); commit it and rebuild\n", bzl.c_str(),
               cpu->empty() ? "default" : cpu->c_str());

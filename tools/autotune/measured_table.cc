@@ -53,7 +53,7 @@ absl::StatusOr<std::string> CpuTableToWrite(const std::string& flag, bool update
 }
 
 absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured, const std::string& provenance,
-                                const std::string& cpu, TunedTable& table) {
+                                bool some_buckets, const std::string& cpu, TunedTable& table) {
   for (const internal::TuningEntry& e : measured.entries) {
     if (absl::Status s = CheckConfig(*e.variant, table); !s.ok()) return s;
   }
@@ -74,13 +74,21 @@ absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured, const std:
     }
     if (!replaced) entries.push_back(pick);
   }
+  auto note = [&](const std::string& earlier) {
+    return some_buckets && !earlier.empty() ? absl::StrCat(earlier, "; then ", provenance)
+                                            : provenance;
+  };
   if (!cpu.empty()) {
-    table.cpu_tables[cpu].provenance = provenance;
+    std::string& cpu_note = table.cpu_tables[cpu].provenance;
+    cpu_note = note(cpu_note);
     return absl::OkStatus();
   }
-  // One runtime note: a second --update_tuned replaces the first's.
-  const std::string::size_type previous = table.provenance.find("; table: ");
-  table.provenance = absl::StrCat(table.provenance.substr(0, previous), "; table: ", provenance);
+  // One runtime note: a second --update_tuned replaces the first's (or follows it).
+  const std::string kTable = "; table: ";
+  const std::string::size_type previous = table.provenance.find(kTable);
+  const std::string earlier =
+      previous == std::string::npos ? "" : table.provenance.substr(previous + kTable.size());
+  table.provenance = absl::StrCat(table.provenance.substr(0, previous), kTable, note(earlier));
   return absl::OkStatus();
 }
 

@@ -30,12 +30,14 @@ absl::StatusOr<std::string> CpuTableToWrite(const std::string& flag, bool update
 // `cpu`'s table of `table` ("amd", "amd_family23": its cpu_tables entry,
 // made if new), or for cpu "" in the default table, and notes `provenance`
 // ("tools/autotune --mode=runtime on <cpu>, <date>") there: above a CPU's
-// table, or after the file's own for the default. Fails, changing nothing,
+// table, or after the file's own for the default. The note replaces the
+// earlier run's, unless the run measured only some ops or dtypes
+// (`some_buckets`): the other picks are still that run's, so the note
+// becomes "<earlier note>; then <provenance>". Fails, changing nothing,
 // where a measured variant's knobs are not the table's config of that index
 // (the library was built from other tuned files: rebuild first).
-absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured,
-                                const std::string& provenance, const std::string& cpu,
-                                TunedTable& table);
+absl::Status ApplyMeasuredPicks(const internal::TuningFile& measured, const std::string& provenance,
+                                bool some_buckets, const std::string& cpu, TunedTable& table);
 
 }  // namespace halnorm::autotune
 

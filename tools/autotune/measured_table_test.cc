@@ -56,7 +56,8 @@ class MeasuredTableTest : public testing::Test {
 
 TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
   ASSERT_TRUE(
-      ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", "", table_).ok());
+      ApplyMeasuredPicks(measured_, "tools/autotune --mode=runtime on X, today", false, "", table_)
+          .ok());
   EXPECT_THAT(table_.entries,
               testing::UnorderedElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 1},
                                             TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 1, 0},
@@ -70,7 +71,7 @@ TEST_F(MeasuredTableTest, PicksReplaceTheirBucketsAndFillMissingOnes) {
 
 TEST_F(MeasuredTableTest, AVendorsPicksGoToItsOwnTableAndLeaveTheDefault) {
   const TunedTable before = table_;
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "runtime on an AMD CPU", "amd", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "runtime on an AMD CPU", false, "amd", table_).ok());
   EXPECT_EQ(table_.entries, before.entries);
   EXPECT_EQ(table_.provenance, before.provenance);
   ASSERT_EQ(table_.cpu_tables.count("amd"), 1u);
@@ -84,7 +85,7 @@ TEST_F(MeasuredTableTest, AVendorsPicksGoToItsOwnTableAndLeaveTheDefault) {
   table_.cpu_tables["amd_family23"] = {"runtime on Zen 2", {{"rms_norm", "fwd", "f32", 3, 0, 0}}};
   measured_.entries.pop_back();
   measured_.entries[0].variant = RmsForward(target_, 0);
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "again", "amd", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "again", false, "amd", table_).ok());
   EXPECT_EQ(table_.cpu_tables["amd"].provenance, "again");
   EXPECT_THAT(table_.cpu_tables["amd"].entries,
               testing::ElementsAre(TunedTable::Entry{"rms_norm", "fwd", "f32", 3, 0, 0},
@@ -93,16 +94,28 @@ TEST_F(MeasuredTableTest, AVendorsPicksGoToItsOwnTableAndLeaveTheDefault) {
 }
 
 TEST_F(MeasuredTableTest, ASecondRunReplacesTheFirstRunsNote) {
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", "", table_).ok());
-  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second", "", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", false, "", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second", false, "", table_).ok());
   EXPECT_EQ(table_.provenance,
             "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: second");
+}
+
+TEST_F(MeasuredTableTest, ARunOfSomeBucketsKeepsTheEarlierRunsNote) {
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "first", false, "", table_).ok());
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "second --ops=rms_norm", true, "", table_).ok());
+  EXPECT_EQ(table_.provenance,
+            "tools/autotune --mode=schedules on a CPU, 2026-01-01; table: first; then second "
+            "--ops=rms_norm");
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "amd --ops=rms_norm", true, "amd", table_).ok());
+  EXPECT_EQ(table_.cpu_tables["amd"].provenance, "amd --ops=rms_norm");  // nothing earlier
+  ASSERT_TRUE(ApplyMeasuredPicks(measured_, "amd --dtypes=f32", true, "amd", table_).ok());
+  EXPECT_EQ(table_.cpu_tables["amd"].provenance, "amd --ops=rms_norm; then amd --dtypes=f32");
 }
 
 TEST_F(MeasuredTableTest, RefusesATableWithOtherKnobsUntouched) {
   table_.row_norm_configs[1]["rows_per_task"] += 1;
   const TunedTable before = table_;
-  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", "amd", table_);
+  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", false, "amd", table_);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr(RmsForward(target_, 1)->name));
   EXPECT_THAT(s.message(), HasSubstr("rows_per_task"));
@@ -113,7 +126,7 @@ TEST_F(MeasuredTableTest, RefusesATableWithOtherKnobsUntouched) {
 TEST_F(MeasuredTableTest, RefusesATableWithFewerConfigsUntouched) {
   table_.row_norm_configs.pop_back();
   const TunedTable before = table_;
-  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", "amd", table_);
+  absl::Status s = ApplyMeasuredPicks(measured_, "runtime", false, "amd", table_);
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(s.message(), HasSubstr("config 1 is not in the tuned table"));
   EXPECT_TRUE(table_ == before);

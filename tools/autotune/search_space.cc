@@ -66,10 +66,12 @@ struct ImageShape {
   std::vector<int64_t> nchw;
 };
 const ImageShape kImageShapes[] = {
-    {{8, 96, 56, 56}},   // C <= 128, many pixels (ConvNeXt-T stage 1)
-    {{1, 256, 64, 64}},  // C <= 256, many pixels (SAM neck)
-    {{8, 768, 7, 7}},    // C <= 1024, <= 512 pixels (ConvNeXt-T stage 4)
-    {{8, 384, 14, 14}},  // C <= 1024, many pixels (stage 3)
+    {{8, 96, 56, 56}},    // C <= 128, many pixels (ConvNeXt-T stage 1)
+    {{1, 64, 128, 128}},  // C <= 128, many pixels in one large image (64 KiB channel planes)
+    {{8, 192, 28, 28}},   // C <= 256, many pixels (stage 2)
+    {{1, 256, 64, 64}},   // C <= 256, <= 4096 pixels (SAM neck)
+    {{8, 768, 7, 7}},     // C <= 1024, <= 512 pixels (ConvNeXt-T stage 4)
+    {{8, 384, 14, 14}},   // C <= 1024, many pixels (stage 3)
 };
 
 }  // namespace

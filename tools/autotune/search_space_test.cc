@@ -41,7 +41,8 @@ TEST(ShapeGridTest, EachPointLiesInTheBucketItStandsFor) {
 }
 
 // One point per bucket and thread count, except the DRAM bucket of the
-// shortest rows: 128 and 256 columns.
+// shortest rows (128 and 256 columns) and LayerNorm2d's of the fewest
+// channels and most pixels (ConvNeXt's 96 channels, a large image's 64).
 TEST(ShapeGridTest, OnePointPerBucketAndThreadCountButTheShortDramRows) {
   for (bool quick : {false, true}) {
     const std::vector<GridPoint> grid = ShapeGrid(EveryKind(quick));
@@ -52,20 +53,20 @@ TEST(ShapeGridTest, OnePointPerBucketAndThreadCountButTheShortDramRows) {
       const bool added = hidden_sizes[BucketAndThreads(key, g.threads)].insert(Hidden(g)).second;
       EXPECT_TRUE(added) << g.Describe();
     }
-    const std::set<int64_t> head_dims = {128, 256};
+    const std::set<int64_t> head_dims = {128, 256}, image_channels = {64, 96};
     for (const auto& [key, sizes] : hidden_sizes) {
       const auto& [op, direction, dtype, hidden_bucket, row_bucket] = std::get<0>(key);
-      if (op != Op::kLayerNorm2d && hidden_bucket == 0 && row_bucket == internal::kRowBuckets - 1) {
-        EXPECT_EQ(sizes, head_dims);
+      if (hidden_bucket == 0 && row_bucket == internal::kRowBuckets - 1) {
+        EXPECT_EQ(sizes, op == Op::kLayerNorm2d ? image_channels : head_dims);
       } else {
         EXPECT_EQ(sizes.size(), 1u);
       }
     }
     // Row norms: every (hidden, row) bucket pair plus the second short DRAM
-    // size; LayerNorm2d: its 4 shapes.
+    // size; LayerNorm2d: its 6 shapes.
     const size_t kinds = 3 * 2;  // dtypes x directions
     const size_t per_kind_and_threads =
-        2 * (internal::kHiddenBuckets * internal::kRowBuckets + 1) + 4;
+        2 * (internal::kHiddenBuckets * internal::kRowBuckets + 1) + 6;
     EXPECT_EQ(grid.size(), kinds * per_kind_and_threads * 2);
   }
 }
