@@ -59,5 +59,9 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # third_party/debian.bzl looks for the packages' files once per Bazel
+  # server: one still running from before (the README's first command leaves
+  # one) would not see these, e.g. the arm64 libraries --config=aarch64 links.
+  if command -v bazel >/dev/null; then (cd "$(dirname "$0")/.." && bazel shutdown) || true; fi
 fi
 echo "setup: all packages present"
