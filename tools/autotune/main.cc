@@ -20,6 +20,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,6 +82,11 @@ ABSL_FLAG(std::string, out, "",
 namespace halnorm::autotune {
 namespace {
 
+// What --ops and --dtypes choose from.
+constexpr internal::Op kOps[] = {internal::Op::kLayerNorm, internal::Op::kRmsNorm,
+                                 internal::Op::kLayerNorm2d};
+constexpr halnorm_dtype kDtypes[] = {HALNORM_F32, HALNORM_F16, HALNORM_BF16};
+
 // --threads, for the runtime mode only: the schedule search's JIT kernels
 // run on Halide's own pool, which halnorm_set_num_threads does not limit.
 absl::Status ParseThreads(Scope& scope) {
@@ -111,15 +117,14 @@ absl::Status ParseThreads(Scope& scope) {
 absl::Status ParseScope(Scope& scope) {
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_ops), ',')) {
     bool known = false;
-    for (internal::Op op :
-         {internal::Op::kLayerNorm, internal::Op::kRmsNorm, internal::Op::kLayerNorm2d}) {
+    for (internal::Op op : kOps) {
       if (name == internal::OpName(op)) scope.ops.push_back(op), known = true;
     }
     if (!known) return absl::InvalidArgumentError(absl::StrCat("--ops: unknown op ", name));
   }
   for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_dtypes), ',')) {
     bool known = false;
-    for (halnorm_dtype dtype : {HALNORM_F32, HALNORM_F16, HALNORM_BF16}) {
+    for (halnorm_dtype dtype : kDtypes) {
       if (name == internal::DtypeName(dtype)) scope.dtypes.push_back(dtype), known = true;
     }
     if (!known) return absl::InvalidArgumentError(absl::StrCat("--dtypes: unknown dtype ", name));
@@ -287,7 +292,8 @@ absl::Status RunRuntimeMode(const Scope& scope, const TargetInfo& target) {
   }
   if (!measured.ok() || bzl.empty()) return measured.status();
   // A run of some ops or dtypes says which: the table's other picks are an earlier run's.
-  const bool some_buckets = scope.ops.size() < 3 || scope.dtypes.size() < 3;
+  const bool some_buckets =
+      scope.ops.size() < std::size(kOps) || scope.dtypes.size() < std::size(kDtypes);
   const std::string provenance = absl::StrCat(
       "tools/autotune --mode=runtime",
       some_buckets ? absl::StrCat(" --ops=", absl::GetFlag(FLAGS_ops),
